@@ -1,0 +1,79 @@
+package io.handoff.gateway.api.auth;
+
+import jakarta.inject.Singleton;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Resolves a presented API key to its {@link Caller}. Keys are held only as SHA-256 digests and looked up by
+ * digest, so the lookup time does not depend on how much of a guessed key matched.
+ */
+@Singleton
+public class ApiKeys {
+
+    private static final Pattern TENANT_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    private final boolean enabled;
+    private final Caller anonymous;
+    private final Map<String, Caller> byDigest = new HashMap<>();
+
+    public ApiKeys(AuthConfig config) {
+        this.enabled = config.enabled();
+        this.anonymous = new Caller(requireTenantName(config.defaultTenant()), false);
+        config.tenants().forEach((tenant, keys) -> {
+            requireTenantName(tenant);
+            keys.apiKeys().forEach(key -> register(key, new Caller(tenant, false)));
+        });
+        config.adminKeys().ifPresent(keys -> keys.forEach(key -> register(key, new Caller("", true))));
+        if (enabled && byDigest.isEmpty()) {
+            throw new IllegalStateException("handoff.auth.enabled=true but no API keys are configured");
+        }
+    }
+
+    private void register(String key, Caller caller) {
+        if (key.isBlank()) {
+            throw new IllegalStateException("an empty API key is configured for " + caller);
+        }
+        if (byDigest.putIfAbsent(digest(key), caller) != null) {
+            throw new IllegalStateException("one API key is configured twice in handoff.auth");
+        }
+    }
+
+    private static String requireTenantName(String tenant) {
+        if (!TENANT_NAME.matcher(tenant).matches()) {
+            throw new IllegalStateException("tenant name '" + tenant + "' must match " + TENANT_NAME.pattern());
+        }
+        return tenant;
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /** The caller for a presented key; with auth off, the default tenant whatever is presented. */
+    public Optional<Caller> resolve(String presentedKey) {
+        if (!enabled) {
+            return Optional.of(anonymous);
+        }
+        if (presentedKey == null || presentedKey.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(byDigest.get(digest(presentedKey)));
+    }
+
+    private static String digest(String key) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.handoff.gateway.api.grpc;
+
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.handoff.gateway.session.SessionException;
+import io.handoff.openengine.v1.ErrorCode;
+
+/**
+ * The one mapping from a refused session operation to a gRPC status. Each refusal also carries the closest
+ * OpenEngine {@link ErrorCode} in the trailer {@value #ERROR_CODE_TRAILER}, so clients can branch without parsing
+ * messages. The table is repeated in docs/api.md.
+ */
+public final class GrpcStatuses {
+
+    public static final String ERROR_CODE_TRAILER = "handoff-error-code";
+    static final Metadata.Key<String> ERROR_CODE = Metadata.Key.of(ERROR_CODE_TRAILER, Metadata.ASCII_STRING_MARSHALLER);
+
+    private GrpcStatuses() {
+    }
+
+    public static StatusRuntimeException toStatus(Throwable failure) {
+        if (failure instanceof StatusRuntimeException status) {
+            return status;
+        }
+        if (!(failure instanceof SessionException refusal)) {
+            return Status.INTERNAL.withDescription("internal error").withCause(failure).asRuntimeException();
+        }
+        Status status = switch (refusal.failure()) {
+            case INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
+            case LEASE_OUT_OF_RANGE -> Status.OUT_OF_RANGE;
+            case NOT_FOUND -> Status.NOT_FOUND;
+            case IDEMPOTENCY_CONFLICT -> Status.ALREADY_EXISTS;
+            case UNSUPPORTED, NOT_LIVE, ILLEGAL_TRANSITION -> Status.FAILED_PRECONDITION;
+            case STALE_EPOCH -> Status.ABORTED;
+            case QUOTA_EXCEEDED -> Status.RESOURCE_EXHAUSTED;
+            case STORE_UNAVAILABLE -> Status.UNAVAILABLE;
+        };
+        ErrorCode code = switch (refusal.failure()) {
+            case INVALID_ARGUMENT, LEASE_OUT_OF_RANGE, IDEMPOTENCY_CONFLICT -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
+            case NOT_FOUND, NOT_LIVE -> ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND;
+            case UNSUPPORTED -> ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE;
+            case ILLEGAL_TRANSITION, STALE_EPOCH -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
+            case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> ErrorCode.ERROR_CODE_OVERLOADED;
+        };
+        Metadata trailers = new Metadata();
+        trailers.put(ERROR_CODE, code.name());
+        return status.withDescription(refusal.getMessage()).asRuntimeException(trailers);
+    }
+}

@@ -1,0 +1,97 @@
+package io.handoff.gateway.api.grpc;
+
+import com.google.protobuf.Duration;
+import com.google.protobuf.Timestamp;
+import io.handoff.gateway.session.ScheduleStyle;
+import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.TransferDisposition;
+import io.handoff.openengine.v1.KvScheduleStyle;
+import io.handoff.openengine.v1.KvSession;
+import io.handoff.openengine.v1.KvSessionRef;
+import io.handoff.openengine.v1.KvSessionState;
+import io.handoff.openengine.v1.KvTransferDisposition;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/** Translation between the session core's types and the openengine.v1 messages. */
+public final class KvSessionMessages {
+
+    private KvSessionMessages() {
+    }
+
+    public static KvSession toProto(Session s) {
+        KvSession.Builder b = KvSession.newBuilder()
+                .setRef(KvSessionRef.newBuilder().setSessionId(s.id()))
+                .setState(toProto(s.state()))
+                .setScheduleStyle(toProto(s.style()))
+                .setTransferDisposition(toProto(s.disposition()))
+                .setLeaseExpiresAt(timestamp(s.leaseExpiresAt()))
+                .setEpoch(s.epoch())
+                .setRequestId(s.requestId())
+                .setModel(s.model())
+                .setCreatedAt(timestamp(s.createdAt()))
+                .setUpdatedAt(timestamp(s.updatedAt()))
+                .setLease(duration(s.lease()))
+                .setRenewals(s.renewals())
+                .setAttributes(s.attributes());
+        if (s.isTerminal()) {
+            b.setTerminalReason(s.terminalReason() == null ? "" : s.terminalReason());
+            if (s.tombstoneExpiresAt() != null) {
+                b.setTombstoneExpiresAt(timestamp(s.tombstoneExpiresAt()));
+            }
+        }
+        return b.build();
+    }
+
+    public static KvSessionState toProto(SessionState state) {
+        return KvSessionState.valueOf("KV_SESSION_STATE_" + state.name());
+    }
+
+    public static KvScheduleStyle toProto(ScheduleStyle style) {
+        return KvScheduleStyle.valueOf("KV_SCHEDULE_STYLE_" + style.name());
+    }
+
+    public static KvTransferDisposition toProto(TransferDisposition disposition) {
+        return KvTransferDisposition.valueOf("KV_TRANSFER_DISPOSITION_" + disposition.name());
+    }
+
+    /** Empty for UNSPECIFIED; an unknown number (a newer client) is refused as invalid. */
+    public static Optional<ScheduleStyle> fromProto(KvScheduleStyle style) {
+        return switch (style) {
+            case KV_SCHEDULE_STYLE_UNSPECIFIED -> Optional.empty();
+            case KV_SCHEDULE_STYLE_CONTEXT_FIRST -> Optional.of(ScheduleStyle.CONTEXT_FIRST);
+            case KV_SCHEDULE_STYLE_GENERATION_FIRST -> Optional.of(ScheduleStyle.GENERATION_FIRST);
+            case KV_SCHEDULE_STYLE_CONCURRENT -> Optional.of(ScheduleStyle.CONCURRENT);
+            case UNRECOGNIZED -> throw io.handoff.gateway.session.SessionException.invalid("unknown schedule_style");
+        };
+    }
+
+    public static Optional<TransferDisposition> fromProto(KvTransferDisposition disposition) {
+        return switch (disposition) {
+            case KV_TRANSFER_DISPOSITION_UNSPECIFIED -> Optional.empty();
+            case KV_TRANSFER_DISPOSITION_REQUIRED -> Optional.of(TransferDisposition.REQUIRED);
+            case KV_TRANSFER_DISPOSITION_BYPASS -> Optional.of(TransferDisposition.BYPASS);
+            case UNRECOGNIZED -> throw io.handoff.gateway.session.SessionException.invalid(
+                    "unknown transfer_disposition");
+        };
+    }
+
+    public static Timestamp timestamp(Instant instant) {
+        return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
+    }
+
+    public static Duration duration(java.time.Duration d) {
+        return Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano()).build();
+    }
+
+    /** A protobuf Duration as java.time, refusing values that are not valid protobuf durations. */
+    public static java.time.Duration fromProto(Duration d) {
+        if (d.getNanos() <= -1_000_000_000 || d.getNanos() >= 1_000_000_000
+                || (d.getSeconds() > 0 && d.getNanos() < 0) || (d.getSeconds() < 0 && d.getNanos() > 0)) {
+            throw io.handoff.gateway.session.SessionException.invalid("lease is not a valid duration");
+        }
+        return java.time.Duration.ofSeconds(d.getSeconds(), d.getNanos());
+    }
+}

@@ -1,0 +1,102 @@
+package io.handoff.gateway.reaper;
+
+import io.handoff.gateway.session.CleanupHandoff;
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.store.SessionStore;
+import io.handoff.gateway.session.store.SessionStore.CleanupClaim;
+import io.handoff.gateway.telemetry.SessionMetrics;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Discharges the obligations a replica has claimed, then writes the outcome back under the same claim token.
+ * A replica that loses its claim (it stalled past the deadline and another took over) has its write refused.
+ */
+public class CleanupExecutor implements CleanupHandoff {
+
+    private static final Logger LOG = Logger.getLogger(CleanupExecutor.class);
+
+    private final SessionStore store;
+    private final CleanupPort port;
+    private final Clock clock;
+    private final SessionMetrics metrics;
+    private final int maxAttempts;
+    private final Duration retryBackoff;
+    private final Duration claimTtl;
+
+    public CleanupExecutor(SessionStore store, CleanupPort port, Clock clock, SessionMetrics metrics, int maxAttempts,
+            Duration retryBackoff, Duration claimTtl) {
+        this.claimTtl = claimTtl;
+        this.store = store;
+        this.port = port;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.maxAttempts = maxAttempts;
+        this.retryBackoff = retryBackoff;
+    }
+
+    @Override
+    public Duration claimTtl() {
+        return claimTtl;
+    }
+
+    @Override
+    public void dischargeClaimed(Session session, CleanupClaim claim) {
+        discharge(session, claim).subscribe().with(ok -> {
+        }, failure -> LOG.warnf(failure, "cleanup of session %s left to the reaper", session.id()));
+    }
+
+    /** Discharges every claimed obligation; completes with whether the outcome was written back. */
+    public Uni<Boolean> discharge(Session session, CleanupClaim claim) {
+        return Multi.createFrom().iterable(claim.obligations())
+                .onItem().transformToUniAndConcatenate(o -> attempt(session, o))
+                .collect().asList()
+                .flatMap(settled -> writeBack(session, claim, settled));
+    }
+
+    private Uni<CleanupObligation> attempt(Session session, CleanupObligation o) {
+        return Uni.createFrom().deferred(() -> port.discharge(session, o))
+                .onFailure().recoverWithItem(failure -> Discharge.retry(String.valueOf(failure.getMessage())))
+                .map(d -> settle(o, d));
+    }
+
+    private CleanupObligation settle(CleanupObligation o, Discharge d) {
+        CleanupObligation settled = switch (d.outcome()) {
+            case RELEASED -> o.withOutcome(CleanupObligation.Status.DISCHARGED, o.heldUntil(), o.attempts(), null);
+            case ENGINE_HOLDS -> o.withOutcome(CleanupObligation.Status.ENGINE_HELD,
+                    d.heldUntil() != null ? d.heldUntil() : o.heldUntil(), o.attempts(), null);
+            case RETRY -> o.attempts() + 1 >= maxAttempts
+                    ? o.withOutcome(CleanupObligation.Status.ABANDONED, o.heldUntil(), o.attempts() + 1, d.error())
+                    : o.withOutcome(CleanupObligation.Status.PENDING, o.heldUntil(), o.attempts() + 1, d.error());
+        };
+        if (settled.isPending()) {
+            metrics.cleanupRetry();
+        } else {
+            metrics.cleanupSettled(settled.status());
+        }
+        return settled;
+    }
+
+    private Uni<Boolean> writeBack(Session session, CleanupClaim claim, List<CleanupObligation> settled) {
+        Instant now = clock.instant();
+        Instant keepUntil = settled.stream()
+                .filter(o -> !o.isPending() && o.status() != CleanupObligation.Status.DISCHARGED)
+                .map(CleanupObligation::heldUntil)
+                .filter(t -> t != null)
+                .max(Instant::compareTo)
+                .orElse(null);
+        return store.completeCleanup(session.id(), claim.token(), settled, now.plus(retryBackoff), keepUntil, now)
+                .invoke(written -> {
+                    if (!written) {
+                        metrics.cleanupClaimLost();
+                    }
+                });
+    }
+}

@@ -1,0 +1,89 @@
+package io.handoff.gateway.reaper;
+
+import io.handoff.gateway.session.SessionIds;
+import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.store.SessionStore;
+import io.handoff.gateway.session.store.SessionStore.DueEntry;
+import io.handoff.gateway.session.store.SessionStore.ReapStep;
+import io.handoff.gateway.telemetry.SessionMetrics;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.stream.IntStream;
+
+/**
+ * Finds sessions that are due (lease passed, cleanup unclaimed, tombstone past retention) and acts on each
+ * through the store's fenced {@code reap} step, so that any number of replicas may sweep at once and each thing
+ * happens once. Finding is a read of the index; acting decides again from the record itself.
+ */
+public class Reaper {
+
+    private static final Logger LOG = Logger.getLogger(Reaper.class);
+    private static final int BUCKETS_IN_FLIGHT = 8;
+
+    private final SessionStore store;
+    private final CleanupExecutor cleanup;
+    private final Clock clock;
+    private final SessionMetrics metrics;
+    private final String replicaId;
+    private final Duration claimTtl;
+    private final int batchSize;
+
+    public Reaper(SessionStore store, CleanupExecutor cleanup, Clock clock, SessionMetrics metrics, String replicaId,
+            Duration claimTtl, int batchSize) {
+        this.store = store;
+        this.cleanup = cleanup;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.replicaId = replicaId;
+        this.claimTtl = claimTtl;
+        this.batchSize = batchSize;
+    }
+
+    /** One pass over every bucket, as of the clock's current instant. */
+    public Uni<SweepReport> sweep() {
+        Instant now = clock.instant();
+        return Multi.createFrom().items(IntStream.range(0, SessionIds.BUCKETS).boxed())
+                .onItem().transformToMulti(bucket -> sweepBucket(bucket, now)).merge(BUCKETS_IN_FLIGHT)
+                .collect().in(SweepReport.Tally::new, SweepReport.Tally::add)
+                .map(SweepReport.Tally::report)
+                .invoke(report -> metrics.reaperSweep(report.acted()));
+    }
+
+    private Multi<ReapStep.Kind> sweepBucket(int bucket, Instant now) {
+        return store.findDue(bucket, now, batchSize)
+                .onFailure().invoke(f -> LOG.debugf("reaper could not read bucket %d: %s", bucket, f.getMessage()))
+                .onFailure().recoverWithItem(java.util.List.of())
+                .onItem().transformToMulti(entries -> Multi.createFrom().iterable(entries))
+                .onItem().transformToUniAndConcatenate(entry -> act(entry, now));
+    }
+
+    private Uni<ReapStep.Kind> act(DueEntry entry, Instant now) {
+        return store.reap(entry.sessionId(), now, replicaId, claimTtl)
+                .flatMap(step -> {
+                    switch (step.kind()) {
+                        case EXPIRED:
+                            metrics.transitioned(SessionState.EXPIRED);
+                            metrics.reaperActed(Duration.between(entry.due(), now));
+                            break;
+                        case CLEANUP_CLAIMED:
+                            metrics.reaperActed(Duration.between(entry.due(), now));
+                            break;
+                        default:
+                            return Uni.createFrom().item(step.kind());
+                    }
+                    if (step.claim().isEmpty()) {
+                        return Uni.createFrom().item(step.kind());
+                    }
+                    return cleanup.discharge(step.session(), step.claim()).replaceWith(step.kind());
+                })
+                .onFailure().recoverWithItem(failure -> {
+                    LOG.warnf("reaper could not act on session %s: %s", entry.sessionId(), failure.getMessage());
+                    return ReapStep.Kind.NOT_DUE;
+                });
+    }
+}

@@ -1,0 +1,59 @@
+package io.handoff.gateway.session;
+
+import com.google.protobuf.Struct;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One KV session as the store holds it: an immutable snapshot. Every field a replica needs to act on the session
+ * (including cleanup after another replica died) is here, nothing lives only in a replica's memory.
+ *
+ * @param epoch the fencing token: starts at 1 on allocation and grows by one at every state transition
+ */
+public record Session(
+        String id,
+        String tenant,
+        String requestId,
+        String model,
+        String idempotencyKey,
+        String fingerprint,
+        ScheduleStyle style,
+        TransferDisposition disposition,
+        SessionState state,
+        long epoch,
+        Instant createdAt,
+        Instant updatedAt,
+        Duration lease,
+        Instant leaseExpiresAt,
+        int renewals,
+        String terminalReason,
+        Instant terminalAt,
+        Instant tombstoneExpiresAt,
+        Struct attributes,
+        String route,
+        Map<String, String> nativeIds,
+        List<CleanupObligation> obligations) {
+
+    public Session {
+        attributes = attributes == null ? Struct.getDefaultInstance() : attributes;
+        route = route == null ? "" : route;
+        nativeIds = nativeIds == null ? Map.of() : Map.copyOf(nativeIds);
+        obligations = obligations == null ? List.of() : List.copyOf(obligations);
+    }
+
+    public boolean isTerminal() {
+        return state.isTerminal();
+    }
+
+    public List<CleanupObligation> pendingObligations() {
+        return obligations.stream().filter(CleanupObligation::isPending).toList();
+    }
+
+    /** Whether some engine may still physically hold KV for this session, whatever its logical state. */
+    public boolean engineMayHoldKv(Instant now) {
+        return obligations.stream().anyMatch(o -> o.mayStillHold(now));
+    }
+}

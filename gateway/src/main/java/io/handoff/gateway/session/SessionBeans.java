@@ -1,0 +1,28 @@
+package io.handoff.gateway.session;
+
+import io.handoff.gateway.runtime.ReplicaIdentity;
+import io.handoff.gateway.session.store.SessionStore;
+import io.handoff.gateway.telemetry.SessionMetrics;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+
+/** Wires the session service from configuration. */
+@ApplicationScoped
+public class SessionBeans {
+
+    @Produces
+    @Singleton
+    SessionPolicy sessionPolicy(SessionConfig config) {
+        return config.toPolicy();
+    }
+
+    @Produces
+    @Singleton
+    SessionService sessionService(SessionStore store, SessionPolicy policy, Clock clock, SessionMetrics metrics,
+            CleanupHandoff cleanup, ReplicaIdentity replica) {
+        return new SessionService(store, policy, clock, metrics, cleanup, replica.id(), cleanup.claimTtl());
+    }
+}

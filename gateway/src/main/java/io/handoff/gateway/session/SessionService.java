@@ -1,0 +1,185 @@
+package io.handoff.gateway.session;
+
+import io.handoff.gateway.session.store.SessionStore;
+import io.handoff.gateway.session.store.SessionStore.Allocation;
+import io.handoff.gateway.session.store.SessionStore.TransitionCommand;
+import io.handoff.gateway.session.store.SessionStore.Transitioned;
+import io.handoff.gateway.telemetry.SessionMetrics;
+import io.smallrye.mutiny.Uni;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The KV session lifecycle as the north-side APIs see it: allocate, get, renew, release, and the fenced moves the
+ * orchestration makes. Validates everything before the store is touched, so a refused request writes nothing.
+ */
+public class SessionService {
+
+    private final SessionStore store;
+    private final SessionPolicy policy;
+    private final Clock clock;
+    private final SessionMetrics metrics;
+    private final CleanupHandoff cleanup;
+    private final String replicaId;
+    private final Duration claimTtl;
+
+    public SessionService(SessionStore store, SessionPolicy policy, Clock clock, SessionMetrics metrics,
+            CleanupHandoff cleanup, String replicaId, Duration claimTtl) {
+        this.store = store;
+        this.policy = policy;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.cleanup = cleanup;
+        this.replicaId = replicaId;
+        this.claimTtl = claimTtl;
+    }
+
+    public SessionPolicy policy() {
+        return policy;
+    }
+
+    public Uni<Allocation> allocate(String tenant, AllocateCommand c) {
+        return Uni.createFrom().deferred(() -> {
+            requireId("request_id", c.requestId());
+            requireId("model", c.model());
+            requireId("idempotency_key", c.idempotencyKey());
+            int attributesSize = c.attributes().getSerializedSize();
+            if (attributesSize > policy.maxAttributesBytes()) {
+                throw SessionException.invalid("attributes are " + attributesSize + " bytes; at most "
+                        + policy.maxAttributesBytes() + " are accepted");
+            }
+            Duration lease = resolveLease(c.lease());
+            ScheduleStyle style = c.style().orElse(policy.defaultStyle());
+            if (!policy.supportedStyles().contains(style)) {
+                throw new SessionException(SessionFailure.UNSUPPORTED, "schedule style " + style.configName()
+                        + " is not supported by this deployment; supported: " + policy.supportedStyles());
+            }
+            TransferDisposition disposition = c.disposition().orElse(TransferDisposition.REQUIRED);
+            if (disposition == TransferDisposition.BYPASS && !policy.bypassSupported()) {
+                throw new SessionException(SessionFailure.UNSUPPORTED,
+                        "transfer disposition BYPASS is not supported by this deployment");
+            }
+            NewSession session = new NewSession(SessionIds.mint(), tenant, c.requestId(), c.model(),
+                    c.idempotencyKey(), Fingerprint.of(c), style, disposition, lease, clock.instant(),
+                    c.attributes(), c.route());
+            return store.allocate(session).invoke(a -> metrics.allocated(a.created()));
+        });
+    }
+
+    public Uni<Session> get(String tenant, String sessionId) {
+        return Uni.createFrom().deferred(() -> {
+            requireSessionId(sessionId);
+            if (!SessionIds.isWellFormed(sessionId)) {
+                return Uni.createFrom().failure(SessionException.notFound());
+            }
+            return store.find(sessionId).map(found -> found.filter(s -> s.tenant().equals(tenant))
+                    .orElseThrow(SessionException::notFound));
+        });
+    }
+
+    public Uni<Session> renew(String tenant, String sessionId, Optional<Duration> requestedLease,
+            OptionalLong expectedEpoch) {
+        return Uni.createFrom().deferred(() -> {
+            requireSessionId(sessionId);
+            Duration lease = resolveLease(requestedLease);
+            if (!SessionIds.isWellFormed(sessionId)) {
+                return Uni.createFrom().failure(SessionException.notFound());
+            }
+            Instant now = clock.instant();
+            return store.renew(tenant, sessionId, lease, now.plus(lease), expectedEpoch, now);
+        });
+    }
+
+    /**
+     * Ends a live session as RELEASED and starts discharging what engines still hold for it. Idempotent: a
+     * session that is already terminal is returned unchanged, with {@code alreadyTerminal} set.
+     */
+    public Uni<Released> release(String tenant, String sessionId, String reason, OptionalLong expectedEpoch) {
+        return Uni.createFrom().deferred(() -> {
+            requireSessionId(sessionId);
+            if (!SessionIds.isWellFormed(sessionId)) {
+                return Uni.createFrom().failure(SessionException.notFound());
+            }
+            String why = reason == null || reason.isBlank() ? "released by caller" : reason;
+            return end(tenant, sessionId, SessionState.RELEASED, why, expectedEpoch)
+                    .map(t -> new Released(t.session(), false))
+                    .onFailure(SessionException.class).recoverWithUni(failure -> {
+                        SessionException refusal = (SessionException) failure;
+                        boolean ended = refusal.current().map(Session::isTerminal).orElse(false);
+                        if (ended && (refusal.failure() == SessionFailure.NOT_LIVE
+                                || refusal.failure() == SessionFailure.STALE_EPOCH)) {
+                            return Uni.createFrom().item(new Released(refusal.current().get(), true));
+                        }
+                        return Uni.createFrom().failure(refusal);
+                    });
+        });
+    }
+
+    /**
+     * One fenced move of the session. Moves into a terminal state claim the open cleanup obligations for this
+     * replica and hand them to the reaper's discharger.
+     */
+    public Uni<Transitioned> transition(String tenant, String sessionId, SessionState target, String reason,
+            OptionalLong expectedEpoch) {
+        if (target.isTerminal()) {
+            return end(tenant, sessionId, target, reason, expectedEpoch);
+        }
+        return store.transition(new TransitionCommand(sessionId, tenant, target, expectedEpoch, reason,
+                clock.instant(), null, claimTtl)).invoke(t -> metrics.transitioned(target));
+    }
+
+    private Uni<Transitioned> end(String tenant, String sessionId, SessionState target, String reason,
+            OptionalLong expectedEpoch) {
+        return store.transition(new TransitionCommand(sessionId, tenant, target, expectedEpoch, reason,
+                clock.instant(), replicaId, claimTtl)).invoke(t -> {
+                    metrics.transitioned(target);
+                    if (!t.claim().isEmpty()) {
+                        cleanup.dischargeClaimed(t.session(), t.claim());
+                    }
+                });
+    }
+
+    public Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation) {
+        return store.recordObligation(tenant, sessionId, obligation, clock.instant());
+    }
+
+    private Duration resolveLease(Optional<Duration> requested) {
+        if (requested.isEmpty()) {
+            return policy.defaultLease();
+        }
+        Duration lease = requested.get();
+        if (lease.isZero() || lease.isNegative()) {
+            throw SessionException.invalid("lease must be positive; leave it unset for the default of "
+                    + policy.defaultLease().toMillis() + " ms");
+        }
+        if (lease.compareTo(policy.maxLease()) > 0) {
+            throw new SessionException(SessionFailure.LEASE_OUT_OF_RANGE, "lease of " + lease.toMillis()
+                    + " ms is above the advertised maximum of " + policy.maxLease().toMillis() + " ms");
+        }
+        return lease;
+    }
+
+    private void requireId(String field, String value) {
+        if (value == null || value.isEmpty()) {
+            throw SessionException.invalid(field + " is required");
+        }
+        int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > policy.maxIdBytes()) {
+            throw SessionException.invalid(field + " is " + bytes + " bytes; at most " + policy.maxIdBytes()
+                    + " are accepted");
+        }
+    }
+
+    private void requireSessionId(String sessionId) {
+        requireId("session_id", sessionId);
+    }
+
+    /** The outcome of a release: the session as it is now, and whether it had already ended before. */
+    public record Released(Session session, boolean alreadyTerminal) {
+    }
+}

@@ -1,0 +1,336 @@
+package io.handoff.gateway.session.store;
+
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.NewSession;
+import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionException;
+import io.handoff.gateway.session.SessionFailure;
+import io.handoff.gateway.session.SessionIds;
+import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.SessionTransitions;
+import io.smallrye.mutiny.Uni;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+/**
+ * The store for a single replica: everything in this JVM, every operation one critical section. It keeps the
+ * same index and cleanup-claim bookkeeping as the Redis store so that the reaper and the contract tests treat both
+ * alike.
+ */
+public final class InMemorySessionStore implements SessionStore {
+
+    private final StoreSettings settings;
+    private final Object lock = new Object();
+    private final Map<String, Entry> sessions = new HashMap<>();
+    private final Map<String, IdempotencyRecord> idempotency = new HashMap<>();
+    private final List<TreeSet<DueEntry>> index = new ArrayList<>();
+
+    public InMemorySessionStore(StoreSettings settings) {
+        this.settings = settings;
+        for (int i = 0; i < SessionIds.BUCKETS; i++) {
+            index.add(new TreeSet<>((a, b) -> {
+                int byTime = a.due().compareTo(b.due());
+                return byTime != 0 ? byTime : a.sessionId().compareTo(b.sessionId());
+            }));
+        }
+    }
+
+    private static final class Entry {
+        Session session;
+        Instant due;
+        long claimToken;
+        Instant claimUntil;
+
+        Entry(Session session) {
+            this.session = session;
+        }
+    }
+
+    private record IdempotencyRecord(String sessionId, String fingerprint) {
+    }
+
+    @Override
+    public String kind() {
+        return "memory";
+    }
+
+    private <T> Uni<T> locked(Supplier<T> action) {
+        return Uni.createFrom().item(() -> {
+            synchronized (lock) {
+                return action.get();
+            }
+        });
+    }
+
+    @Override
+    public Uni<Allocation> allocate(NewSession s) {
+        return locked(() -> {
+            String idemKey = s.tenant() + '\u0000' + s.idempotencyKey();
+            IdempotencyRecord previous = idempotency.get(idemKey);
+            if (previous != null) {
+                if (!previous.fingerprint().equals(s.fingerprint())) {
+                    throw new SessionException(SessionFailure.IDEMPOTENCY_CONFLICT,
+                            "idempotency key already used for a different allocation request");
+                }
+                Entry existing = sessions.get(previous.sessionId());
+                if (existing != null) {
+                    return new Allocation(existing.session, false);
+                }
+            }
+            long live = countLiveLocked(s.tenant(), s.now());
+            if (live >= settings.maxLivePerTenant()) {
+                throw new SessionException(SessionFailure.QUOTA_EXCEEDED,
+                        "tenant has " + live + " live sessions, the most it may have");
+            }
+            Session created = new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(),
+                    s.fingerprint(), s.style(), s.disposition(), SessionState.ALLOCATED, 1, s.now(), s.now(),
+                    s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), Map.of(), List.of());
+            Entry entry = new Entry(created);
+            sessions.put(s.id(), entry);
+            idempotency.put(idemKey, new IdempotencyRecord(s.id(), s.fingerprint()));
+            reindex(entry, created.leaseExpiresAt());
+            return new Allocation(created, true);
+        });
+    }
+
+    @Override
+    public Uni<Optional<Session>> find(String sessionId) {
+        return locked(() -> Optional.ofNullable(sessions.get(sessionId)).map(e -> e.session));
+    }
+
+    private Entry owned(String tenant, String sessionId) {
+        Entry entry = sessions.get(sessionId);
+        if (entry == null || (tenant != null && !tenant.equals(entry.session.tenant()))) {
+            throw SessionException.notFound();
+        }
+        return entry;
+    }
+
+    private static void checkEpoch(Entry entry, OptionalLong expectedEpoch) {
+        if (expectedEpoch.isPresent() && expectedEpoch.getAsLong() != entry.session.epoch()) {
+            throw new SessionException(SessionFailure.STALE_EPOCH,
+                    "epoch " + expectedEpoch.getAsLong() + " is stale; the session is at epoch " + entry.session.epoch(),
+                    entry.session);
+        }
+    }
+
+    @Override
+    public Uni<Session> renew(String tenant, String sessionId, Duration lease, Instant newExpiry,
+            OptionalLong expectedEpoch, Instant now) {
+        return locked(() -> {
+            Entry entry = owned(tenant, sessionId);
+            Session s = entry.session;
+            if (s.isTerminal()) {
+                throw new SessionException(SessionFailure.NOT_LIVE, "session is " + s.state() + "; nothing to renew", s);
+            }
+            if (!s.leaseExpiresAt().isAfter(now)) {
+                throw new SessionException(SessionFailure.NOT_LIVE, "lease already expired; a lease is never revived", s);
+            }
+            checkEpoch(entry, expectedEpoch);
+            entry.session = copy(s, s.state(), s.epoch(), now, lease, newExpiry, s.renewals() + 1, s.terminalReason(),
+                    s.terminalAt(), s.tombstoneExpiresAt(), s.obligations());
+            if (entry.due == null || entry.due.isAfter(newExpiry)) {
+                reindex(entry, newExpiry);
+            }
+            return entry.session;
+        });
+    }
+
+    @Override
+    public Uni<Transitioned> transition(TransitionCommand c) {
+        return locked(() -> {
+            Entry entry = owned(c.tenant(), c.sessionId());
+            Session s = entry.session;
+            checkEpoch(entry, c.expectedEpoch());
+            if (!SessionTransitions.isLegal(s.state(), c.target())) {
+                throw new SessionException(s.isTerminal() ? SessionFailure.NOT_LIVE : SessionFailure.ILLEGAL_TRANSITION,
+                        "cannot move a " + s.state() + " session to " + c.target(), s);
+            }
+            return moveLocked(entry, c.target(), c.reason(), c.now(), c.claimant(), c.claimTtl());
+        });
+    }
+
+    private Transitioned moveLocked(Entry entry, SessionState target, String reason, Instant now, String claimant,
+            Duration claimTtl) {
+        Session s = entry.session;
+        boolean terminal = target.isTerminal();
+        Instant tombstone = terminal ? now.plus(settings.tombstoneRetention()) : null;
+        entry.session = copy(s, target, s.epoch() + 1, now, s.lease(), s.leaseExpiresAt(), s.renewals(),
+                terminal ? reason : "", terminal ? now : null, tombstone, s.obligations());
+        CleanupClaim claim = CleanupClaim.NONE;
+        if (terminal) {
+            List<CleanupObligation> open = entry.session.pendingObligations();
+            if (!open.isEmpty() && claimant != null) {
+                claim = claimLocked(entry, now, claimTtl);
+            } else {
+                reindex(entry, open.isEmpty() ? tombstone : now);
+            }
+        }
+        return new Transitioned(entry.session, claim);
+    }
+
+    private CleanupClaim claimLocked(Entry entry, Instant now, Duration claimTtl) {
+        entry.claimToken++;
+        entry.claimUntil = now.plus(claimTtl);
+        reindex(entry, entry.claimUntil);
+        return new CleanupClaim(entry.claimToken, entry.session.pendingObligations());
+    }
+
+    @Override
+    public Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation, Instant now) {
+        return locked(() -> {
+            Entry entry = owned(tenant, sessionId);
+            Session s = entry.session;
+            List<CleanupObligation> obligations = new ArrayList<>();
+            for (CleanupObligation o : s.obligations()) {
+                if (!o.id().equals(obligation.id())) {
+                    obligations.add(o);
+                }
+            }
+            obligations.add(obligation);
+            entry.session = copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
+                    s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(), obligations);
+            if (s.isTerminal() && obligation.isPending() && !claimHeld(entry, now)) {
+                reindex(entry, now);
+            }
+            return entry.session;
+        });
+    }
+
+    private static boolean claimHeld(Entry entry, Instant now) {
+        return entry.claimUntil != null && entry.claimUntil.isAfter(now);
+    }
+
+    @Override
+    public Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit) {
+        return locked(() -> {
+            List<DueEntry> due = new ArrayList<>();
+            for (DueEntry e : index.get(bucket)) {
+                if (e.due().isAfter(now) || due.size() >= limit) {
+                    break;
+                }
+                due.add(e);
+            }
+            return due;
+        });
+    }
+
+    @Override
+    public Uni<ReapStep> reap(String sessionId, Instant now, String replica, Duration claimTtl) {
+        return locked(() -> {
+            Entry entry = sessions.get(sessionId);
+            if (entry == null) {
+                index.get(SessionIds.bucketOf(sessionId)).removeIf(e -> e.sessionId().equals(sessionId));
+                return new ReapStep(ReapStep.Kind.GONE, null, CleanupClaim.NONE);
+            }
+            Session s = entry.session;
+            if (s.state().isLive()) {
+                if (s.leaseExpiresAt().isAfter(now)) {
+                    reindex(entry, s.leaseExpiresAt());
+                    return new ReapStep(ReapStep.Kind.NOT_DUE, s, CleanupClaim.NONE);
+                }
+                Transitioned t = moveLocked(entry, SessionState.EXPIRED, "lease expired", now, replica, claimTtl);
+                return new ReapStep(ReapStep.Kind.EXPIRED, t.session(), t.claim());
+            }
+            if (!s.pendingObligations().isEmpty()) {
+                if (claimHeld(entry, now)) {
+                    reindex(entry, entry.claimUntil);
+                    return new ReapStep(ReapStep.Kind.NOT_DUE, s, CleanupClaim.NONE);
+                }
+                return new ReapStep(ReapStep.Kind.CLEANUP_CLAIMED, s, claimLocked(entry, now, claimTtl));
+            }
+            if (s.tombstoneExpiresAt().isAfter(now)) {
+                reindex(entry, s.tombstoneExpiresAt());
+                return new ReapStep(ReapStep.Kind.NOT_DUE, s, CleanupClaim.NONE);
+            }
+            sessions.remove(sessionId);
+            unindex(entry);
+            idempotency.remove(s.tenant() + '\u0000' + s.idempotencyKey(), new IdempotencyRecord(s.id(), s.fingerprint()));
+            return new ReapStep(ReapStep.Kind.PURGED, s, CleanupClaim.NONE);
+        });
+    }
+
+    @Override
+    public Uni<Boolean> completeCleanup(String sessionId, long claimToken, List<CleanupObligation> obligations,
+            Instant retryAt, Instant keepUntil, Instant now) {
+        return locked(() -> {
+            Entry entry = sessions.get(sessionId);
+            if (entry == null || entry.claimToken != claimToken || entry.claimUntil == null) {
+                return false;
+            }
+            Session s = entry.session;
+            Map<String, CleanupObligation> merged = new java.util.LinkedHashMap<>();
+            s.obligations().forEach(o -> merged.put(o.id(), o));
+            obligations.forEach(o -> merged.put(o.id(), o));
+            Instant tombstone = s.tombstoneExpiresAt();
+            if (keepUntil != null && (tombstone == null || keepUntil.isAfter(tombstone))) {
+                tombstone = keepUntil;
+            }
+            entry.session = copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
+                    s.terminalReason(), s.terminalAt(), tombstone, new ArrayList<>(merged.values()));
+            entry.claimUntil = null;
+            reindex(entry, entry.session.pendingObligations().isEmpty() ? tombstone : retryAt);
+            return true;
+        });
+    }
+
+    @Override
+    public Uni<Map<SessionState, Long>> countByState() {
+        return locked(() -> {
+            Map<SessionState, Long> counts = new EnumMap<>(SessionState.class);
+            for (SessionState state : SessionState.values()) {
+                counts.put(state, 0L);
+            }
+            sessions.values().forEach(e -> counts.merge(e.session.state(), 1L, Long::sum));
+            return counts;
+        });
+    }
+
+    @Override
+    public Uni<Long> countLive(String tenant, Instant now) {
+        return locked(() -> countLiveLocked(tenant, now));
+    }
+
+    private long countLiveLocked(String tenant, Instant now) {
+        return sessions.values().stream()
+                .map(e -> e.session)
+                .filter(s -> s.tenant().equals(tenant) && s.state().isLive() && s.leaseExpiresAt().isAfter(now))
+                .count();
+    }
+
+    @Override
+    public Uni<Void> ping() {
+        return Uni.createFrom().voidItem();
+    }
+
+    private void reindex(Entry entry, Instant due) {
+        unindex(entry);
+        entry.due = due;
+        index.get(SessionIds.bucketOf(entry.session.id())).add(new DueEntry(entry.session.id(), due));
+    }
+
+    private void unindex(Entry entry) {
+        if (entry.due != null) {
+            index.get(SessionIds.bucketOf(entry.session.id())).remove(new DueEntry(entry.session.id(), entry.due));
+            entry.due = null;
+        }
+    }
+
+    private static Session copy(Session s, SessionState state, long epoch, Instant updatedAt, Duration lease,
+            Instant leaseExpiresAt, int renewals, String reason, Instant terminalAt, Instant tombstone,
+            List<CleanupObligation> obligations) {
+        return new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(), s.fingerprint(),
+                s.style(), s.disposition(), state, epoch, s.createdAt(), updatedAt, lease, leaseExpiresAt, renewals,
+                reason, terminalAt, tombstone, s.attributes(), s.route(), s.nativeIds(), obligations);
+    }
+}

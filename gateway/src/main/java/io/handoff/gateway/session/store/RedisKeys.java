@@ -1,0 +1,48 @@
+package io.handoff.gateway.session.store;
+
+import io.handoff.gateway.session.SessionIds;
+
+/**
+ * The Redis key layout. Two kinds of hash tag keep every script inside one Cluster slot:
+ * <ul>
+ * <li>{@code {s<bucket>}}: a session's record, plus its bucket's due index and state counts. The bucket is the
+ * first two hex digits of the session id, so one script can change a session and its index entry together.</li>
+ * <li>{@code {t<tenant>}}: a tenant's idempotency keys and its live-session index.</li>
+ * </ul>
+ */
+final class RedisKeys {
+
+    private final String prefix;
+
+    RedisKeys(String prefix) {
+        this.prefix = prefix;
+    }
+
+    String session(String sessionId) {
+        return prefix + ":{s" + sessionId.substring(0, 2) + "}:session:" + sessionId;
+    }
+
+    String due(int bucket) {
+        return prefix + ":{s" + SessionIds.bucketTag(bucket) + "}:due";
+    }
+
+    String dueOf(String sessionId) {
+        return due(SessionIds.bucketOf(sessionId));
+    }
+
+    String counts(int bucket) {
+        return prefix + ":{s" + SessionIds.bucketTag(bucket) + "}:counts";
+    }
+
+    String countsOf(String sessionId) {
+        return counts(SessionIds.bucketOf(sessionId));
+    }
+
+    String idempotency(String tenant, String key) {
+        return prefix + ":{t" + tenant + "}:idem:" + key;
+    }
+
+    String tenantLive(String tenant) {
+        return prefix + ":{t" + tenant + "}:live";
+    }
+}

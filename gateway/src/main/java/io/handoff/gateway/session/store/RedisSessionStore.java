@@ -1,0 +1,343 @@
+package io.handoff.gateway.session.store;
+
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.NewSession;
+import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionException;
+import io.handoff.gateway.session.SessionFailure;
+import io.handoff.gateway.session.SessionIds;
+import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.SessionTransitions;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
+
+/**
+ * Sessions in Redis, shared by any number of gateway replicas. Every decision that must be atomic is one Lua
+ * script inside one Cluster slot (see {@link RedisKeys}); the tenant's bookkeeping lives in another slot and is
+ * kept in step by a second, self-healing script ({@code tenant_touch.lua}).
+ *
+ * <p>Expects the RESP2 protocol (flat arrays), which is how the gateway configures its client.
+ */
+public final class RedisSessionStore implements SessionStore {
+
+    /** How long an idempotency key outlives the tombstone it points at, so a slow retry still finds it. */
+    private static final Duration KEY_MARGIN = Duration.ofMinutes(5);
+
+    private static final RedisScript RESERVE = RedisScript.load("reserve");
+    private static final RedisScript CREATE = RedisScript.load("create");
+    private static final RedisScript RENEW = RedisScript.load("renew");
+    private static final RedisScript TRANSITION = RedisScript.load("transition");
+    private static final RedisScript RECORD_OBLIGATION = RedisScript.load("record_obligation");
+    private static final RedisScript REAP = RedisScript.load("reap");
+    private static final RedisScript PURGE = RedisScript.load("purge");
+    private static final RedisScript TENANT_TOUCH = RedisScript.load("tenant_touch");
+    private static final RedisScript COMPLETE_CLEANUP = RedisScript.load("complete_cleanup");
+
+    private final Redis redis;
+    private final RedisKeys keys;
+    private final StoreSettings settings;
+    private final Duration timeout;
+
+    public RedisSessionStore(Redis redis, String keyPrefix, StoreSettings settings, Duration timeout) {
+        this.redis = redis;
+        this.keys = new RedisKeys(keyPrefix);
+        this.settings = settings;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public String kind() {
+        return "redis";
+    }
+
+    @Override
+    public Uni<Allocation> allocate(NewSession s) {
+        Duration keyTtl = Duration.between(s.now(), s.leaseExpiresAt()).plus(settings.tombstoneRetention())
+                .plus(KEY_MARGIN);
+        Uni<Allocation> flow = run(RESERVE, List.of(keys.idempotency(s.tenant(), s.idempotencyKey()),
+                keys.tenantLive(s.tenant())),
+                List.of(s.id(), s.fingerprint(), SessionCodec.millis(s.now()), Long.toString(keyTtl.toMillis()),
+                        Integer.toString(settings.maxLivePerTenant()), SessionCodec.millis(s.leaseExpiresAt())))
+                .flatMap(reply -> {
+                    String outcome = reply.get(0).toString();
+                    switch (outcome) {
+                        case "QUOTA":
+                            return Uni.createFrom().failure(new SessionException(SessionFailure.QUOTA_EXCEEDED,
+                                    "tenant has " + reply.get(1) + " live sessions, the most it may have"));
+                        case "EXISTING": {
+                            String[] held = reply.get(1).toString().split("\\|", 2);
+                            if (!held[1].equals(s.fingerprint())) {
+                                return Uni.createFrom().failure(new SessionException(
+                                        SessionFailure.IDEMPOTENCY_CONFLICT,
+                                        "idempotency key already used for a different allocation request"));
+                            }
+                            return create(withId(s, held[0]));
+                        }
+                        default:
+                            return create(s);
+                    }
+                });
+        return guard(flow);
+    }
+
+    private Uni<Allocation> create(NewSession s) {
+        List<String> args = new ArrayList<>();
+        args.add(SessionCodec.millis(s.leaseExpiresAt()));
+        args.add(s.id());
+        args.addAll(SessionCodec.fieldsOf(s));
+        return run(CREATE, sessionKeys(s.id()), args).map(reply -> {
+            if ("CREATED".equals(reply.get(0).toString())) {
+                return new Allocation(new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(),
+                        s.fingerprint(), s.style(), s.disposition(), SessionState.ALLOCATED, 1, s.now(), s.now(),
+                        s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), Map.of(),
+                        List.of()), true);
+            }
+            return new Allocation(SessionCodec.fromFields(fields(reply.get(1))), false);
+        });
+    }
+
+    private static NewSession withId(NewSession s, String id) {
+        return new NewSession(id, s.tenant(), s.requestId(), s.model(), s.idempotencyKey(), s.fingerprint(),
+                s.style(), s.disposition(), s.lease(), s.now(), s.attributes(), s.route());
+    }
+
+    @Override
+    public Uni<Optional<Session>> find(String sessionId) {
+        return guard(redis.send(Request.cmd(Command.HGETALL).arg(keys.session(sessionId))).map(reply -> {
+            Map<String, String> h = fields(reply);
+            return h.isEmpty() ? Optional.<Session>empty() : Optional.of(SessionCodec.fromFields(h));
+        }));
+    }
+
+    @Override
+    public Uni<Session> renew(String tenant, String sessionId, Duration lease, Instant newExpiry,
+            OptionalLong expectedEpoch, Instant now) {
+        Uni<Session> flow = run(RENEW, List.of(keys.session(sessionId), keys.dueOf(sessionId)),
+                List.of(tenant, epochArg(expectedEpoch), SessionCodec.millis(newExpiry),
+                        Long.toString(lease.toMillis()), SessionCodec.millis(now), sessionId))
+                .flatMap(reply -> {
+                    String outcome = reply.get(0).toString();
+                    if (!"OK".equals(outcome)) {
+                        return Uni.createFrom().failure(refusal(outcome, reply, expectedEpoch, null));
+                    }
+                    Session renewed = SessionCodec.fromFields(fields(reply.get(1)));
+                    return touchTenant(renewed, "live", now).replaceWith(renewed);
+                });
+        return guard(flow);
+    }
+
+    @Override
+    public Uni<Transitioned> transition(TransitionCommand c) {
+        String sources = SessionTransitions.sourcesOf(c.target()).stream().map(Enum::name)
+                .collect(Collectors.joining(",", ",", ","));
+        boolean terminal = c.target().isTerminal();
+        Uni<Transitioned> flow = run(TRANSITION, sessionKeys(c.sessionId()), List.of(
+                c.sessionId(),
+                c.tenant() == null ? "" : c.tenant(),
+                epochArg(c.expectedEpoch()),
+                sources,
+                c.target().name(),
+                terminal ? "1" : "0",
+                c.reason() == null ? "" : c.reason(),
+                SessionCodec.millis(c.now()),
+                Long.toString(settings.tombstoneRetention().toMillis()),
+                c.claimant() == null ? "" : Long.toString(c.claimTtl().toMillis())))
+                .flatMap(reply -> {
+                    String outcome = reply.get(0).toString();
+                    if (!"OK".equals(outcome)) {
+                        return Uni.createFrom().failure(refusal(outcome, reply, c.expectedEpoch(), c.target()));
+                    }
+                    Session moved = SessionCodec.fromFields(fields(reply.get(2)));
+                    Transitioned result = new Transitioned(moved, claimOf(reply.get(1).toLong(), moved));
+                    return terminal ? touchTenant(moved, "ended", c.now()).replaceWith(result)
+                            : Uni.createFrom().item(result);
+                });
+        return guard(flow);
+    }
+
+    @Override
+    public Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation, Instant now) {
+        return guard(run(RECORD_OBLIGATION, List.of(keys.session(sessionId), keys.dueOf(sessionId)),
+                List.of(sessionId, tenant == null ? "" : tenant, obligation.id(),
+                        SessionCodec.encodeObligation(obligation), SessionCodec.millis(now)))
+                .flatMap(reply -> "OK".equals(reply.get(0).toString())
+                        ? Uni.createFrom().item(SessionCodec.fromFields(fields(reply.get(1))))
+                        : Uni.createFrom().failure(SessionException.notFound())));
+    }
+
+    @Override
+    public Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit) {
+        return guard(redis.send(Request.cmd(Command.ZRANGEBYSCORE).arg(keys.due(bucket)).arg("-inf")
+                .arg(SessionCodec.millis(now)).arg("WITHSCORES").arg("LIMIT").arg(0).arg(limit)).map(reply -> {
+                    List<DueEntry> due = new ArrayList<>(reply.size() / 2);
+                    for (int i = 0; i + 1 < reply.size(); i += 2) {
+                        due.add(new DueEntry(reply.get(i).toString(),
+                                Instant.ofEpochMilli((long) Double.parseDouble(reply.get(i + 1).toString()))));
+                    }
+                    return due;
+                }));
+    }
+
+    @Override
+    public Uni<ReapStep> reap(String sessionId, Instant now, String replica, Duration claimTtl) {
+        Uni<ReapStep> flow = run(REAP, sessionKeys(sessionId), List.of(sessionId, SessionCodec.millis(now),
+                Long.toString(claimTtl.toMillis()), Long.toString(settings.tombstoneRetention().toMillis())))
+                .flatMap(reply -> {
+                    String outcome = reply.get(0).toString();
+                    switch (outcome) {
+                        case "GONE":
+                            return Uni.createFrom().item(new ReapStep(ReapStep.Kind.GONE, null, CleanupClaim.NONE));
+                        case "NOT_DUE":
+                            return Uni.createFrom().item(new ReapStep(ReapStep.Kind.NOT_DUE, null, CleanupClaim.NONE));
+                        case "EXPIRED": {
+                            Session expired = SessionCodec.fromFields(fields(reply.get(2)));
+                            ReapStep step = new ReapStep(ReapStep.Kind.EXPIRED, expired,
+                                    claimOf(reply.get(1).toLong(), expired));
+                            return touchTenant(expired, "ended", now).replaceWith(step);
+                        }
+                        case "CLAIMED": {
+                            Session held = SessionCodec.fromFields(fields(reply.get(2)));
+                            return Uni.createFrom().item(new ReapStep(ReapStep.Kind.CLEANUP_CLAIMED, held,
+                                    claimOf(reply.get(1).toLong(), held)));
+                        }
+                        default:
+                            return purge(SessionCodec.fromFields(fields(reply.get(2))), now);
+                    }
+                });
+        return guard(flow);
+    }
+
+    /** Forget the idempotency key first: a retry must never find a key that points at a purged record. */
+    private Uni<ReapStep> purge(Session tombstone, Instant now) {
+        return touchTenant(tombstone, "purged", now)
+                .flatMap(ignored -> run(PURGE, sessionKeys(tombstone.id()),
+                        List.of(tombstone.id(), SessionCodec.millis(now))))
+                .map(reply -> "PURGED".equals(reply.toString())
+                        ? new ReapStep(ReapStep.Kind.PURGED, tombstone, CleanupClaim.NONE)
+                        : new ReapStep(ReapStep.Kind.NOT_DUE, tombstone, CleanupClaim.NONE));
+    }
+
+    @Override
+    public Uni<Boolean> completeCleanup(String sessionId, long claimToken, List<CleanupObligation> obligations,
+            Instant retryAt, Instant keepUntil, Instant now) {
+        List<String> args = new ArrayList<>();
+        args.add(sessionId);
+        args.add(Long.toString(claimToken));
+        args.add(SessionCodec.millis(retryAt));
+        args.add(keepUntil == null ? "" : SessionCodec.millis(keepUntil));
+        args.add(SessionCodec.millis(now));
+        for (CleanupObligation o : obligations) {
+            args.add(SessionCodec.OBLIGATION_PREFIX + o.id());
+            args.add(SessionCodec.encodeObligation(o));
+        }
+        return guard(run(COMPLETE_CLEANUP, List.of(keys.session(sessionId), keys.dueOf(sessionId)), args)
+                .map(reply -> reply.toLong() == 1L));
+    }
+
+    @Override
+    public Uni<Map<SessionState, Long>> countByState() {
+        List<Uni<Response>> perBucket = new ArrayList<>(SessionIds.BUCKETS);
+        for (int b = 0; b < SessionIds.BUCKETS; b++) {
+            perBucket.add(redis.send(Request.cmd(Command.HGETALL).arg(keys.counts(b))));
+        }
+        return guard(Uni.join().all(perBucket).andFailFast().map(replies -> {
+            Map<SessionState, Long> counts = new EnumMap<>(SessionState.class);
+            for (SessionState state : SessionState.values()) {
+                counts.put(state, 0L);
+            }
+            for (Response reply : replies) {
+                fields(reply).forEach((state, n) -> counts.merge(SessionState.valueOf(state), Long.parseLong(n),
+                        Long::sum));
+            }
+            return counts;
+        }));
+    }
+
+    @Override
+    public Uni<Long> countLive(String tenant, Instant now) {
+        return guard(redis.send(Request.cmd(Command.ZCOUNT).arg(keys.tenantLive(tenant))
+                .arg("(" + SessionCodec.millis(now)).arg("+inf")).map(Response::toLong));
+    }
+
+    @Override
+    public Uni<Void> ping() {
+        return guard(redis.send(Request.cmd(Command.PING)).replaceWithVoid());
+    }
+
+    private Uni<Void> touchTenant(Session s, String mode, Instant now) {
+        Instant keyUntil = s.isTerminal() ? s.tombstoneExpiresAt() : s.leaseExpiresAt().plus(
+                settings.tombstoneRetention());
+        long keyTtl = Math.max(1, Duration.between(now, keyUntil).plus(KEY_MARGIN).toMillis());
+        return run(TENANT_TOUCH, List.of(keys.idempotency(s.tenant(), s.idempotencyKey()), keys.tenantLive(s.tenant())),
+                List.of(s.id(), mode, SessionCodec.millis(s.leaseExpiresAt()), Long.toString(keyTtl)))
+                .replaceWithVoid();
+    }
+
+    private List<String> sessionKeys(String sessionId) {
+        return List.of(keys.session(sessionId), keys.dueOf(sessionId), keys.countsOf(sessionId));
+    }
+
+    private Uni<Response> run(RedisScript script, List<String> scriptKeys, List<String> args) {
+        return script.run(redis, scriptKeys, args);
+    }
+
+    private <T> Uni<T> guard(Uni<T> operation) {
+        return operation.ifNoItem().after(timeout)
+                .failWith(() -> new SessionException(SessionFailure.STORE_UNAVAILABLE,
+                        "session store did not answer within " + timeout.toMillis() + " ms"))
+                .onFailure(failure -> !(failure instanceof SessionException))
+                .transform(failure -> new SessionException(SessionFailure.STORE_UNAVAILABLE,
+                        "session store unavailable: " + failure.getMessage(), null, failure));
+    }
+
+    private static CleanupClaim claimOf(long token, Session session) {
+        return token == 0 ? CleanupClaim.NONE : new CleanupClaim(token, session.pendingObligations());
+    }
+
+    private static String epochArg(OptionalLong expectedEpoch) {
+        return expectedEpoch.isPresent() ? Long.toString(expectedEpoch.getAsLong()) : "";
+    }
+
+    private static SessionException refusal(String outcome, Response reply, OptionalLong expectedEpoch,
+            SessionState target) {
+        Session current = reply.size() > 1 ? SessionCodec.fromFields(fields(reply.get(reply.size() - 1))) : null;
+        return switch (outcome) {
+            case "NOT_FOUND" -> SessionException.notFound();
+            case "TERMINAL" -> new SessionException(SessionFailure.NOT_LIVE,
+                    "session is " + current.state() + "; nothing to renew", current);
+            case "LEASE_EXPIRED" -> new SessionException(SessionFailure.NOT_LIVE,
+                    "lease already expired; a lease is never revived", current);
+            case "STALE_EPOCH" -> new SessionException(SessionFailure.STALE_EPOCH, "epoch "
+                    + expectedEpoch.orElse(-1) + " is stale; the session is at epoch " + current.epoch(), current);
+            case "ILLEGAL" -> new SessionException(
+                    current.isTerminal() ? SessionFailure.NOT_LIVE : SessionFailure.ILLEGAL_TRANSITION,
+                    "cannot move a " + current.state() + " session to " + target, current);
+            default -> new SessionException(SessionFailure.STORE_UNAVAILABLE, "unexpected store reply " + outcome);
+        };
+    }
+
+    private static Map<String, String> fields(Response flat) {
+        Map<String, String> h = new HashMap<>();
+        if (flat == null) {
+            return h;
+        }
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            h.put(flat.get(i).toString(), flat.get(i + 1).toString());
+        }
+        return h;
+    }
+}

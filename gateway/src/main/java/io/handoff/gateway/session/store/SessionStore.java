@@ -1,0 +1,124 @@
+package io.handoff.gateway.session.store;
+
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.NewSession;
+import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionException;
+import io.handoff.gateway.session.SessionState;
+import io.smallrye.mutiny.Uni;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Where sessions live. Every mutation is one atomic step of the store (a Lua script on Redis, a critical section
+ * in memory) and compares state and epoch before it writes: that is what makes several stateless replicas safe.
+ *
+ * <p>Refusals come back as a failed {@link Uni} carrying a {@link SessionException}; a store that cannot be
+ * reached fails with {@link io.handoff.gateway.session.SessionFailure#STORE_UNAVAILABLE}. Time is always passed
+ * in by the caller, from the injected clock.
+ *
+ * <p>Expiry is found through an index of "next due" times split into {@link io.handoff.gateway.session.SessionIds#BUCKETS}
+ * buckets ({@link #findDue}); acting on what was found is a separate, fenced step ({@link #reap}).
+ */
+public interface SessionStore {
+
+    /**
+     * Creates the session, or returns the one the same tenant already created under the same idempotency key.
+     * A key reused with a different fingerprint fails with IDEMPOTENCY_CONFLICT; a tenant at its live-session
+     * quota fails with QUOTA_EXCEEDED. Neither writes anything.
+     */
+    Uni<Allocation> allocate(NewSession session);
+
+    /** The session, live or tombstone, whatever tenant owns it; empty once purged or never created. */
+    Uni<Optional<Session>> find(String sessionId);
+
+    /**
+     * Moves the lease of a live session to {@code newExpiry}. Refused with NOT_FOUND (unknown or other tenant),
+     * NOT_LIVE (terminal, or lease already run out: renewing an expired lease never revives it) or STALE_EPOCH.
+     */
+    Uni<Session> renew(String tenant, String sessionId, Duration lease, Instant newExpiry, OptionalLong expectedEpoch,
+            Instant now);
+
+    /** One compare-and-set on (state, epoch); the epoch grows by one. */
+    Uni<Transitioned> transition(TransitionCommand command);
+
+    /** Records what an engine holds for the session; open obligations of a terminal session become due at once. */
+    Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation, Instant now);
+
+    /** Ids in one bucket of the index whose next due time is not after {@code now}, oldest first. */
+    Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit);
+
+    /**
+     * Acts on one session found due: expires it if its lease passed (claiming its cleanup for {@code replica}),
+     * claims cleanup whose previous claim ran out, purges a tombstone past retention, or re-indexes it at its
+     * true next due time. Each outcome happens at most once, whatever number of replicas race for it.
+     */
+    Uni<ReapStep> reap(String sessionId, Instant now, String replica, Duration claimTtl);
+
+    /**
+     * Writes back the obligations after a discharge attempt, if {@code claimToken} is still the current claim.
+     * Open obligations become due again at {@code retryAt}; a tombstone is kept until {@code keepUntil} at the
+     * least (engines may still hold KV until then). Returns false when the claim was lost to another replica.
+     */
+    Uni<Boolean> completeCleanup(String sessionId, long claimToken, List<CleanupObligation> obligations,
+            Instant retryAt, Instant keepUntil, Instant now);
+
+    /** Sessions in the store (live and tombstones) counted by state, over all tenants and replicas. */
+    Uni<Map<SessionState, Long>> countByState();
+
+    /** Live sessions of one tenant, as counted for its quota. */
+    Uni<Long> countLive(String tenant, Instant now);
+
+    /** Succeeds when the store answers. */
+    Uni<Void> ping();
+
+    /** A short name for health checks and logs, e.g. {@code redis} or {@code memory}. */
+    String kind();
+
+    record Allocation(Session session, boolean created) {
+    }
+
+    record DueEntry(String sessionId, Instant due) {
+    }
+
+    /**
+     * @param tenant         the caller's tenant; null for the gateway's own actors (reaper), which may act on any
+     * @param expectedEpoch  when present, the move is refused unless the epoch is still this one
+     * @param claimant       when non-null and the target is terminal, open obligations are claimed for it
+     */
+    record TransitionCommand(String sessionId, String tenant, SessionState target, OptionalLong expectedEpoch,
+            String reason, Instant now, String claimant, Duration claimTtl) {
+    }
+
+    /** The cleanup a replica claimed: it alone discharges these until the claim's deadline. */
+    record CleanupClaim(long token, List<CleanupObligation> obligations) {
+        public static final CleanupClaim NONE = new CleanupClaim(0, List.of());
+
+        public boolean isEmpty() {
+            return obligations.isEmpty();
+        }
+    }
+
+    record Transitioned(Session session, CleanupClaim claim) {
+    }
+
+    record ReapStep(Kind kind, Session session, CleanupClaim claim) {
+        public enum Kind {
+            /** The record is gone; its index entry was dropped. */
+            GONE,
+            /** Nothing due yet (lease renewed, cleanup claimed by a live replica, tombstone still kept). */
+            NOT_DUE,
+            /** The lease had passed: the session is now EXPIRED, its cleanup claimed by the caller. */
+            EXPIRED,
+            /** A terminal session's cleanup was open and unclaimed: claimed by the caller. */
+            CLEANUP_CLAIMED,
+            /** The tombstone's retention passed: record, index entry and idempotency key removed. */
+            PURGED
+        }
+    }
+}

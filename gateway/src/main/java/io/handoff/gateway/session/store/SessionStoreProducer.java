@@ -1,0 +1,33 @@
+package io.handoff.gateway.session.store;
+
+import io.handoff.gateway.session.SessionConfig;
+import io.vertx.mutiny.redis.client.Redis;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+/** The one place that chooses the session store, from {@code handoff.store.kind}. */
+@ApplicationScoped
+public class SessionStoreProducer {
+
+    private static final Logger LOG = Logger.getLogger(SessionStoreProducer.class);
+
+    @Produces
+    @Singleton
+    SessionStore sessionStore(StoreConfig config, SessionConfig sessions, Instance<Redis> redis) {
+        StoreSettings settings = new StoreSettings(sessions.tombstoneRetention(), sessions.maxLivePerTenant());
+        return switch (config.kind()) {
+            case MEMORY -> {
+                LOG.info("KV sessions are kept in memory: one replica only (handoff.store.kind=memory)");
+                yield new InMemorySessionStore(settings);
+            }
+            case REDIS -> {
+                LOG.infof("KV sessions are kept in Redis under key prefix '%s'", config.redis().keyPrefix());
+                yield new RedisSessionStore(redis.get(), config.redis().keyPrefix(), settings,
+                        config.redis().timeout());
+            }
+        };
+    }
+}

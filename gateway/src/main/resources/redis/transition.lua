@@ -1,0 +1,41 @@
+-- One compare-and-set on (state, epoch). Entering a terminal state starts the tombstone and, when asked,
+-- claims the open cleanup obligations for the calling replica.
+-- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts
+-- ARGV[1] session id  ARGV[2] tenant or ''  ARGV[3] expected epoch or ''  ARGV[4] legal sources as ',A,B,'
+-- ARGV[5] target  ARGV[6] '1' if target is terminal  ARGV[7] reason  ARGV[8] now ms  ARGV[9] retention ms
+-- ARGV[10] claim ttl ms or '' for no claim
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {'NOT_FOUND'}
+end
+local h = redis.call('HMGET', KEYS[1], 'tenant', 'state', 'epoch', 'pending')
+if ARGV[2] ~= '' and h[1] ~= ARGV[2] then
+  return {'NOT_FOUND'}
+end
+local epoch = tonumber(h[3])
+if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= epoch then
+  return {'STALE_EPOCH', redis.call('HGETALL', KEYS[1])}
+end
+if not string.find(ARGV[4], ',' .. h[2] .. ',', 1, true) then
+  return {'ILLEGAL', redis.call('HGETALL', KEYS[1])}
+end
+local now = tonumber(ARGV[8])
+redis.call('HSET', KEYS[1], 'state', ARGV[5], 'epoch', string.format('%d', epoch + 1), 'updated', ARGV[8])
+redis.call('HINCRBY', KEYS[3], h[2], -1)
+redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
+local token = 0
+if ARGV[6] == '1' then
+  local tomb = string.format('%d', now + tonumber(ARGV[9]))
+  redis.call('HSET', KEYS[1], 'reason', ARGV[7], 'terminal_at', ARGV[8], 'tomb', tomb)
+  local pending = tonumber(h[4] or '0') or 0
+  if pending > 0 and ARGV[10] ~= '' then
+    token = redis.call('HINCRBY', KEYS[1], 'ctoken', 1)
+    local claim_until = string.format('%d', now + tonumber(ARGV[10]))
+    redis.call('HSET', KEYS[1], 'cuntil', claim_until)
+    redis.call('ZADD', KEYS[2], claim_until, ARGV[1])
+  elseif pending > 0 then
+    redis.call('ZADD', KEYS[2], ARGV[8], ARGV[1])
+  else
+    redis.call('ZADD', KEYS[2], tomb, ARGV[1])
+  end
+end
+return {'OK', token, redis.call('HGETALL', KEYS[1])}

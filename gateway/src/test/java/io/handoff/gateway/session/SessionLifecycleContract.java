@@ -1,0 +1,513 @@
+package io.handoff.gateway.session;
+
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
+import io.handoff.gateway.reaper.CleanupExecutor;
+import io.handoff.gateway.reaper.Discharge;
+import io.handoff.gateway.reaper.Reaper;
+import io.handoff.gateway.reaper.SweepReport;
+import io.handoff.gateway.session.store.SessionStore;
+import io.handoff.gateway.session.store.SessionStore.Allocation;
+import io.handoff.gateway.session.store.StoreSettings;
+import io.handoff.gateway.telemetry.SessionMetrics;
+import io.handoff.gateway.testing.MutableClock;
+import io.handoff.gateway.testing.RecordingCleanupPort;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.smallrye.mutiny.Uni;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The session lifecycle every store must honour, run against each store (Apicurio's abstract storage test).
+ * Time only moves when a test moves the clock; the reaper runs when a test sweeps.
+ */
+public abstract class SessionLifecycleContract {
+
+    protected static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    protected static final Duration MAX_LEASE = Duration.ofMinutes(5);
+    protected static final Duration RETENTION = Duration.ofMinutes(10);
+    protected static final Duration CLAIM_TTL = Duration.ofSeconds(20);
+    protected static final Duration RETRY_BACKOFF = Duration.ofSeconds(5);
+    protected static final int MAX_LIVE = 5;
+    protected static final int MAX_ATTEMPTS = 3;
+
+    protected MutableClock clock;
+    protected RecordingCleanupPort port;
+    protected SessionStore store;
+    protected SessionService service;
+    protected Reaper reaper;
+
+    /** A fresh store that sees none of the data of other tests. */
+    protected abstract SessionStore newStore(StoreSettings settings);
+
+    protected SessionPolicy policy() {
+        return new SessionPolicy(DEFAULT_LEASE, MAX_LEASE, RETENTION, MAX_LIVE, ScheduleStyle.CONTEXT_FIRST,
+                Set.of(ScheduleStyle.CONTEXT_FIRST, ScheduleStyle.GENERATION_FIRST), true, 256, 1024);
+    }
+
+    @BeforeEach
+    void wire() {
+        clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
+        port = new RecordingCleanupPort("replica-a");
+        SessionPolicy policy = policy();
+        store = newStore(new StoreSettings(policy.tombstoneRetention(), policy.maxLivePerTenant()));
+        SessionMetrics metrics = new SessionMetrics(new SimpleMeterRegistry());
+        CleanupExecutor cleanup = new CleanupExecutor(store, port, clock, metrics, MAX_ATTEMPTS, RETRY_BACKOFF,
+                CLAIM_TTL);
+        service = new SessionService(store, policy, clock, metrics, cleanup, "replica-a", CLAIM_TTL);
+        reaper = new Reaper(store, cleanup, clock, metrics, "replica-a", CLAIM_TTL, 100);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    protected static <T> T join(Uni<T> uni) {
+        return uni.await().atMost(Duration.ofSeconds(10));
+    }
+
+    protected static SessionException refused(SessionFailure expected, Supplier<Uni<?>> call) {
+        SessionException e = assertThrows(SessionException.class, () -> join(call.get()));
+        assertEquals(expected, e.failure(), e.getMessage());
+        return e;
+    }
+
+    protected static AllocateCommand command(String requestId, String key) {
+        return new AllocateCommand(requestId, "llama", key, Optional.empty(), Optional.empty(), Optional.empty(),
+                Struct.getDefaultInstance(), "");
+    }
+
+    protected Session allocate(String tenant, String key) {
+        return join(service.allocate(tenant, command("req-" + key, key))).session();
+    }
+
+    protected SweepReport sweep() {
+        return join(reaper.sweep());
+    }
+
+    protected long stored() {
+        return join(store.countByState()).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    protected Session reload(String id) {
+        return join(store.find(id)).orElseThrow();
+    }
+
+    protected Session obligate(Session s, String obligationId, Instant heldUntil) {
+        return join(service.recordObligation(s.tenant(), s.id(), CleanupObligation.pending(obligationId, "sim",
+                "http://p-0", "parked-prefill-kv", Map.of("rid", s.requestId()), heldUntil)));
+    }
+
+    // ---------------------------------------------------------------- allocate
+
+    @Test
+    void allocationNeedsRequestIdModelAndKeyAndWritesNothingWithoutThem() {
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", command("", "k")));
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", command("r", "")));
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", new AllocateCommand("r", "", "k",
+                Optional.empty(), Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), "")));
+        assertEquals(0, stored());
+        assertEquals(0, join(store.countLive("t1", clock.instant())));
+    }
+
+    @Test
+    void allocationAnswersResolvedDefaultsAndAbsoluteExpiry() {
+        Allocation a = join(service.allocate("t1", command("r1", "k1")));
+        assertTrue(a.created());
+        Session s = a.session();
+        assertEquals(SessionState.ALLOCATED, s.state());
+        assertEquals(1, s.epoch());
+        assertEquals(ScheduleStyle.CONTEXT_FIRST, s.style());
+        assertEquals(TransferDisposition.REQUIRED, s.disposition());
+        assertEquals(DEFAULT_LEASE, s.lease());
+        assertEquals(clock.instant().plus(DEFAULT_LEASE), s.leaseExpiresAt());
+        assertTrue(SessionIds.isWellFormed(s.id()));
+        assertEquals(s, reload(s.id()));
+    }
+
+    @Test
+    void identicalRetryReturnsTheSameSessionAndConflictingReuseChangesNothing() {
+        Session first = allocate("t1", "k1");
+        clock.advance(Duration.ofSeconds(1));
+        Allocation retry = join(service.allocate("t1", command("req-k1", "k1")));
+        assertFalse(retry.created());
+        assertEquals(first.id(), retry.session().id());
+
+        refused(SessionFailure.IDEMPOTENCY_CONFLICT, () -> service.allocate("t1", command("another-request", "k1")));
+        assertEquals(1, stored());
+        assertEquals(first, reload(first.id()));
+    }
+
+    @Test
+    void identicalRetryAfterTheSessionEndedReturnsItsTombstone() {
+        Session first = allocate("t1", "k1");
+        join(service.release("t1", first.id(), "done", OptionalLong.empty()));
+        Allocation retry = join(service.allocate("t1", command("req-k1", "k1")));
+        assertFalse(retry.created());
+        assertEquals(first.id(), retry.session().id());
+        assertEquals(SessionState.RELEASED, retry.session().state());
+    }
+
+    @Test
+    void idempotencyKeysBelongToOneTenant() {
+        Session a = allocate("t1", "shared-key");
+        Session b = allocate("t2", "shared-key");
+        assertNotEquals(a.id(), b.id());
+        assertEquals("t2", b.tenant());
+    }
+
+    @Test
+    void sixteenConcurrentIdenticalAllocationsCreateExactlyOneSession() {
+        List<Uni<Allocation>> racing = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            racing.add(service.allocate("t1", command("req-race", "race")));
+        }
+        List<Allocation> results = join(Uni.join().all(racing).andFailFast());
+        assertEquals(1, results.stream().filter(Allocation::created).count());
+        assertEquals(1, results.stream().map(a -> a.session().id()).distinct().count());
+        assertEquals(1, stored());
+    }
+
+    @Test
+    void unspecifiedStyleTakesTheDefaultAndAnUnsupportedExplicitStyleIsRefusedBeforeAllocation() {
+        AllocateCommand generationFirst = new AllocateCommand("r", "llama", "k-gen",
+                Optional.of(ScheduleStyle.GENERATION_FIRST), Optional.empty(), Optional.empty(),
+                Struct.getDefaultInstance(), "");
+        assertEquals(ScheduleStyle.GENERATION_FIRST, join(service.allocate("t1", generationFirst)).session().style());
+
+        AllocateCommand concurrent = new AllocateCommand("r2", "llama", "k-conc",
+                Optional.of(ScheduleStyle.CONCURRENT), Optional.empty(), Optional.empty(),
+                Struct.getDefaultInstance(), "");
+        refused(SessionFailure.UNSUPPORTED, () -> service.allocate("t1", concurrent));
+        assertEquals(1, stored());
+    }
+
+    @Test
+    void leasesAreValidatedAndNeverImmortal() {
+        for (Duration bad : List.of(Duration.ZERO, Duration.ofSeconds(-1))) {
+            refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", new AllocateCommand("r", "m", "k",
+                    Optional.empty(), Optional.empty(), Optional.of(bad), Struct.getDefaultInstance(), "")));
+        }
+        refused(SessionFailure.LEASE_OUT_OF_RANGE, () -> service.allocate("t1", new AllocateCommand("r", "m", "k",
+                Optional.empty(), Optional.empty(), Optional.of(MAX_LEASE.plusMillis(1)),
+                Struct.getDefaultInstance(), "")));
+        assertEquals(0, stored());
+        Session s = join(service.allocate("t1", new AllocateCommand("r", "m", "k", Optional.empty(),
+                Optional.empty(), Optional.of(MAX_LEASE), Struct.getDefaultInstance(), ""))).session();
+        assertEquals(clock.instant().plus(MAX_LEASE), s.leaseExpiresAt());
+    }
+
+    @Test
+    void oversizedIdsAndAttributesAreRefusedAndWriteNothing() {
+        String longId = "x".repeat(257);
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", command(longId, "k")));
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", command("r", longId)));
+        Struct big = Struct.newBuilder().putFields("blob", Value.newBuilder().setStringValue("y".repeat(2000))
+                .build()).build();
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.allocate("t1", new AllocateCommand("r", "m", "k",
+                Optional.empty(), Optional.empty(), Optional.empty(), big, "")));
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.get("t1", longId));
+        assertEquals(0, stored());
+    }
+
+    @Test
+    void attributesRoundTrip() {
+        Struct attrs = Struct.newBuilder().putFields("framework", Value.newBuilder().setStringValue("dynamo").build())
+                .putFields("rank", Value.newBuilder().setNumberValue(3).build()).build();
+        Session s = join(service.allocate("t1", new AllocateCommand("r", "m", "k", Optional.empty(),
+                Optional.empty(), Optional.empty(), attrs, ""))).session();
+        assertEquals(attrs, reload(s.id()).attributes());
+    }
+
+    @Test
+    void aTenantAtItsQuotaIsRefusedUntilASessionEnds() {
+        List<Session> live = new ArrayList<>();
+        for (int i = 0; i < MAX_LIVE; i++) {
+            live.add(allocate("t1", "q" + i));
+        }
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocate("t1", command("r", "one-too-many")));
+        assertEquals(MAX_LIVE, stored());
+        allocate("t2", "other-tenant-unaffected");
+        join(service.release("t1", live.get(0).id(), "", OptionalLong.empty()));
+        allocate("t1", "fits-again");
+    }
+
+    // ---------------------------------------------------------------- get, renew, release
+
+    @Test
+    void unknownAndForeignSessionsAnswerTheSameNotFound() {
+        Session mine = allocate("t1", "k1");
+        refused(SessionFailure.INVALID_ARGUMENT, () -> service.get("t1", ""));
+        SessionException unknown = refused(SessionFailure.NOT_FOUND, () -> service.get("t1", SessionIds.mint()));
+        SessionException foreign = refused(SessionFailure.NOT_FOUND, () -> service.get("t2", mine.id()));
+        assertEquals(unknown.getMessage(), foreign.getMessage());
+        refused(SessionFailure.NOT_FOUND, () -> service.get("t1", "not-an-id"));
+        refused(SessionFailure.NOT_FOUND, () -> service.renew("t2", mine.id(), Optional.empty(),
+                OptionalLong.empty()));
+        refused(SessionFailure.NOT_FOUND, () -> service.release("t2", mine.id(), "", OptionalLong.empty()));
+        assertEquals(mine, reload(mine.id()));
+    }
+
+    @Test
+    void renewExtendsALiveLeaseIncludingAWaitingRendezvous() {
+        Session s = allocate("t1", "k1");
+        join(service.transition("t1", s.id(), SessionState.ATTACHED, "decode waiting", OptionalLong.empty()));
+        clock.advance(Duration.ofSeconds(20));
+        Session renewed = join(service.renew("t1", s.id(), Optional.of(Duration.ofSeconds(60)),
+                OptionalLong.empty()));
+        assertEquals(clock.instant().plusSeconds(60), renewed.leaseExpiresAt());
+        assertEquals(1, renewed.renewals());
+        assertEquals(SessionState.ATTACHED, renewed.state());
+        assertEquals(2, renewed.epoch(), "a renewal is not a transition");
+        refused(SessionFailure.STALE_EPOCH, () -> service.renew("t1", s.id(), Optional.empty(), OptionalLong.of(1)));
+        refused(SessionFailure.LEASE_OUT_OF_RANGE, () -> service.renew("t1", s.id(),
+                Optional.of(MAX_LEASE.plusSeconds(1)), OptionalLong.empty()));
+        assertEquals(renewed, reload(s.id()));
+    }
+
+    @Test
+    void renewingATerminalOrLapsedSessionChangesNothing() {
+        Session ended = allocate("t1", "k1");
+        join(service.release("t1", ended.id(), "", OptionalLong.empty()));
+        Session before = reload(ended.id());
+        refused(SessionFailure.NOT_LIVE, () -> service.renew("t1", ended.id(), Optional.empty(), OptionalLong.empty()));
+        assertEquals(before, reload(ended.id()));
+
+        Session lapsed = allocate("t1", "k2");
+        clock.advance(DEFAULT_LEASE);
+        refused(SessionFailure.NOT_LIVE, () -> service.renew("t1", lapsed.id(), Optional.empty(),
+                OptionalLong.empty()));
+        assertEquals(lapsed, reload(lapsed.id()));
+    }
+
+    @Test
+    void releaseIsIdempotentAndQueuesCleanup() {
+        Session s = allocate("t1", "k1");
+        obligate(s, "prefill@p-0", null);
+        SessionService.Released first = join(service.release("t1", s.id(), "client done", OptionalLong.of(1)));
+        assertFalse(first.alreadyTerminal());
+        assertEquals(SessionState.RELEASED, first.session().state());
+        assertEquals(2, first.session().epoch());
+        assertEquals("client done", first.session().terminalReason());
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> port.callsFor(s.id()).size() == 1);
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reload(s.id()).pendingObligations().isEmpty());
+
+        SessionService.Released again = join(service.release("t1", s.id(), "retry", OptionalLong.of(1)));
+        assertTrue(again.alreadyTerminal());
+        assertEquals(SessionState.RELEASED, again.session().state());
+        assertEquals(2, again.session().epoch());
+        assertEquals("client done", again.session().terminalReason());
+        sweep();
+        assertEquals(1, port.callsFor(s.id()).size(), "cleanup is discharged once");
+    }
+
+    @Test
+    void tombstonesStayForTheRetentionThenVanishAndFreeTheKey() {
+        Session s = allocate("t1", "k1");
+        join(service.release("t1", s.id(), "", OptionalLong.empty()));
+        clock.advance(RETENTION.minusMillis(1));
+        sweep();
+        assertEquals(SessionState.RELEASED, join(service.get("t1", s.id())).state());
+        clock.advance(Duration.ofMillis(1));
+        SweepReport report = sweep();
+        assertEquals(1, report.purged());
+        refused(SessionFailure.NOT_FOUND, () -> service.get("t1", s.id()));
+        assertEquals(0, stored());
+        Allocation fresh = join(service.allocate("t1", command("req-k1", "k1")));
+        assertTrue(fresh.created());
+        assertNotEquals(s.id(), fresh.session().id());
+    }
+
+    // ---------------------------------------------------------------- transitions
+
+    private static final Map<SessionState, List<SessionState>> PATH = Map.of(
+            SessionState.ALLOCATED, List.of(),
+            SessionState.READY, List.of(SessionState.READY),
+            SessionState.ATTACHED, List.of(SessionState.ATTACHED),
+            SessionState.COMPLETE, List.of(SessionState.ATTACHED, SessionState.COMPLETE),
+            SessionState.BYPASSED, List.of(SessionState.BYPASSED),
+            SessionState.REJECTED, List.of(SessionState.REJECTED),
+            SessionState.CANCELLED, List.of(SessionState.CANCELLED),
+            SessionState.FAILED, List.of(SessionState.FAILED),
+            SessionState.RELEASED, List.of(SessionState.RELEASED),
+            SessionState.EXPIRED, List.of(SessionState.EXPIRED));
+
+    /** The moves the proposal's flows need, written out independently of {@link SessionTransitions}. */
+    private static boolean expectedLegal(SessionState from, SessionState to) {
+        if (from.isTerminal() || to == SessionState.ALLOCATED) {
+            return false;
+        }
+        return switch (to) {
+            case READY -> from == SessionState.ALLOCATED;
+            case ATTACHED -> from == SessionState.ALLOCATED || from == SessionState.READY;
+            case COMPLETE -> from == SessionState.ATTACHED;
+            case BYPASSED -> from == SessionState.ALLOCATED;
+            case REJECTED -> from != SessionState.ATTACHED;
+            default -> true;
+        };
+    }
+
+    @Test
+    void everyPairOfStatesIsLegalExactlyWhenTheTableSaysAndEachMoveIsOneFencedStep() {
+        int n = 0;
+        for (SessionState from : SessionState.values()) {
+            for (SessionState to : SessionState.values()) {
+                Session s = join(service.allocate("walk", command("r" + n, "walk-" + n))).session();
+                n++;
+                for (SessionState step : PATH.get(from)) {
+                    join(service.transition("walk", s.id(), step, "path", OptionalLong.empty()));
+                }
+                Session at = reload(s.id());
+                assertEquals(from, at.state());
+                boolean legal = expectedLegal(from, to);
+                assertEquals(legal, SessionTransitions.isLegal(from, to), from + " -> " + to);
+                if (legal) {
+                    Session moved = join(service.transition("walk", s.id(), to, "test", OptionalLong.of(at.epoch())))
+                            .session();
+                    assertEquals(to, moved.state(), from + " -> " + to);
+                    assertEquals(at.epoch() + 1, moved.epoch());
+                } else {
+                    SessionException e = assertThrows(SessionException.class, () -> join(service.transition("walk",
+                            s.id(), to, "test", OptionalLong.of(at.epoch()))), from + " -> " + to);
+                    assertTrue(EnumSet.of(SessionFailure.ILLEGAL_TRANSITION, SessionFailure.NOT_LIVE)
+                            .contains(e.failure()));
+                    assertEquals(at, reload(s.id()), "a refused move changes nothing");
+                }
+                if (!reload(s.id()).isTerminal()) {
+                    join(service.release("walk", s.id(), "", OptionalLong.empty()));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aStaleEpochIsFencedOff() {
+        Session s = allocate("t1", "k1");
+        join(service.transition("t1", s.id(), SessionState.READY, "prefill done", OptionalLong.of(1)));
+        refused(SessionFailure.STALE_EPOCH, () -> service.transition("t1", s.id(), SessionState.ATTACHED, "late",
+                OptionalLong.of(1)));
+        Session now = reload(s.id());
+        assertEquals(SessionState.READY, now.state());
+        assertEquals(2, now.epoch());
+    }
+
+    // ---------------------------------------------------------------- expiry and cleanup
+
+    @Test
+    void expiryIsNeverEarlyAndDischargesCleanupOnce() {
+        Session s = allocate("t1", "k1");
+        obligate(s, "prefill@p-0", null);
+        clock.advance(DEFAULT_LEASE.minusMillis(1));
+        assertEquals(0, sweep().expired());
+        assertEquals(SessionState.ALLOCATED, reload(s.id()).state());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(1, sweep().expired());
+        Session expired = reload(s.id());
+        assertEquals(SessionState.EXPIRED, expired.state());
+        assertEquals(2, expired.epoch());
+        assertEquals(1, port.callsFor(s.id()).size());
+        assertTrue(expired.pendingObligations().isEmpty());
+        assertEquals(CleanupObligation.Status.DISCHARGED, expired.obligations().get(0).status());
+        sweep();
+        clock.advance(CLAIM_TTL.multipliedBy(2));
+        sweep();
+        assertEquals(1, port.callsFor(s.id()).size());
+    }
+
+    @Test
+    void aRenewedLeaseOutlivesItsFirstExpiry() {
+        Session s = allocate("t1", "k1");
+        clock.advance(Duration.ofSeconds(20));
+        join(service.renew("t1", s.id(), Optional.of(Duration.ofSeconds(30)), OptionalLong.empty()));
+        clock.advance(Duration.ofSeconds(15));
+        assertEquals(0, sweep().expired());
+        assertEquals(SessionState.ALLOCATED, reload(s.id()).state());
+        clock.advance(Duration.ofSeconds(15));
+        assertEquals(1, sweep().expired());
+    }
+
+    @Test
+    void aShortenedLeaseExpiresOnItsNewTime() {
+        Session s = allocate("t1", "k1");
+        join(service.renew("t1", s.id(), Optional.of(Duration.ofSeconds(5)), OptionalLong.empty()));
+        clock.advance(Duration.ofSeconds(5));
+        assertEquals(1, sweep().expired());
+    }
+
+    @Test
+    void anEngineThatCannotReleaseEarlyKeepsTheTombstoneUntilItsHoldEnds() {
+        Session s = allocate("t1", "k1");
+        obligate(s, "prefill@p-0", null);
+        Instant holdEnds = clock.instant().plus(RETENTION).plus(Duration.ofMinutes(5));
+        port.answerAlways(o -> Uni.createFrom().item(Discharge.engineHoldsUntil(holdEnds)));
+        join(service.release("t1", s.id(), "", OptionalLong.empty()));
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reload(s.id()).pendingObligations().isEmpty());
+        Session held = reload(s.id());
+        assertEquals(CleanupObligation.Status.ENGINE_HELD, held.obligations().get(0).status());
+        assertTrue(held.engineMayHoldKv(clock.instant()));
+        clock.advance(RETENTION);
+        sweep();
+        assertTrue(join(store.find(s.id())).isPresent(), "kept while the engine may still hold KV");
+        clock.set(holdEnds);
+        assertEquals(1, sweep().purged());
+    }
+
+    @Test
+    void aFailingDischargeIsRetriedThenAbandoned() {
+        Session s = allocate("t1", "k1");
+        obligate(s, "prefill@p-0", null);
+        port.answerAlways(o -> Uni.createFrom().item(Discharge.retry("engine unreachable")));
+        clock.advance(DEFAULT_LEASE);
+        sweep();
+        assertEquals(1, port.callsFor(s.id()).size());
+        assertEquals(1, reload(s.id()).pendingObligations().get(0).attempts());
+        sweep();
+        assertEquals(1, port.callsFor(s.id()).size(), "not retried before the backoff");
+        for (int i = 0; i < MAX_ATTEMPTS; i++) {
+            clock.advance(RETRY_BACKOFF);
+            sweep();
+        }
+        assertEquals(MAX_ATTEMPTS, port.callsFor(s.id()).size());
+        CleanupObligation o = reload(s.id()).obligations().get(0);
+        assertEquals(CleanupObligation.Status.ABANDONED, o.status());
+        assertEquals("engine unreachable", o.lastError());
+    }
+
+    @Test
+    void anObligationRecordedAfterTheEndIsDischargedToo() {
+        Session s = allocate("t1", "k1");
+        join(service.transition("t1", s.id(), SessionState.CANCELLED, "client cancelled", OptionalLong.empty()));
+        obligate(s, "late-prefill@p-0", null);
+        sweep();
+        assertEquals(1, port.callsFor(s.id()).size());
+        assertTrue(reload(s.id()).pendingObligations().isEmpty());
+    }
+
+    @Test
+    void statesAreCountedAcrossTheStore() {
+        Session a = allocate("t1", "k1");
+        allocate("t1", "k2");
+        join(service.release("t1", a.id(), "", OptionalLong.empty()));
+        Map<SessionState, Long> counts = join(store.countByState());
+        assertEquals(1L, counts.get(SessionState.ALLOCATED));
+        assertEquals(1L, counts.get(SessionState.RELEASED));
+        assertEquals(2L, counts.values().stream().mapToLong(Long::longValue).sum());
+        assertEquals(1, join(store.countLive("t1", clock.instant())));
+    }
+}

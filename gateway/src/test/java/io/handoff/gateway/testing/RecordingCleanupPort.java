@@ -1,0 +1,66 @@
+package io.handoff.gateway.testing;
+
+import io.handoff.gateway.reaper.CleanupPort;
+import io.handoff.gateway.reaper.Discharge;
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.Session;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+/**
+ * A cleanup port that records every discharge (which replica, which session, which obligation) and answers what
+ * the test scripted, RELEASED by default. The stand-in for the connectors, which arrive in their own issue.
+ */
+@ApplicationScoped
+public class RecordingCleanupPort implements CleanupPort {
+
+    public record Call(String replica, String sessionId, String obligationId) {
+    }
+
+    private final String replica;
+    private final List<Call> calls = new CopyOnWriteArrayList<>();
+    private final Map<String, Function<CleanupObligation, Uni<Discharge>>> scripted = new ConcurrentHashMap<>();
+    private volatile Function<CleanupObligation, Uni<Discharge>> answer = o -> Uni.createFrom().item(Discharge.released());
+
+    public RecordingCleanupPort() {
+        this("quarkus");
+    }
+
+    public RecordingCleanupPort(String replica) {
+        this.replica = replica;
+    }
+
+    @Override
+    public Uni<Discharge> discharge(Session session, CleanupObligation obligation) {
+        calls.add(new Call(replica, session.id(), obligation.id()));
+        return scripted.getOrDefault(obligation.id(), answer).apply(obligation);
+    }
+
+    public void answerAlways(Function<CleanupObligation, Uni<Discharge>> answer) {
+        this.answer = answer;
+    }
+
+    public void answerFor(String obligationId, Function<CleanupObligation, Uni<Discharge>> answer) {
+        scripted.put(obligationId, answer);
+    }
+
+    public List<Call> calls() {
+        return List.copyOf(calls);
+    }
+
+    public List<Call> callsFor(String sessionId) {
+        return calls.stream().filter(c -> c.sessionId().equals(sessionId)).toList();
+    }
+
+    public void reset() {
+        calls.clear();
+        scripted.clear();
+        answer = o -> Uni.createFrom().item(Discharge.released());
+    }
+}

@@ -1,0 +1,112 @@
+package io.handoff.gateway.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A real redis-server child process on a free loopback port, owned by the test that started it, so the test can
+ * stop it (to see the gateway fail cleanly) and start it again on the same port. Never persists anything.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private final int port;
+    private Process process;
+
+    private RedisServer(int port) {
+        this.port = port;
+    }
+
+    public static RedisServer startOnFreePort() {
+        RedisServer server = new RedisServer(freePort());
+        server.start();
+        return server;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    public synchronized void start() {
+        if (process != null && process.isAlive()) {
+            return;
+        }
+        try {
+            process = new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                    "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel",
+                    "warning"))
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("redis-server is not installed (apt-get install redis-server)", e);
+        }
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+        while (!answersPing()) {
+            if (Instant.now().isAfter(deadline) || !process.isAlive()) {
+                throw new IllegalStateException("redis-server did not start on port " + port);
+            }
+            sleep(20);
+        }
+    }
+
+    public synchronized void stop() {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private boolean answersPing() {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(500);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] reply = new byte[7];
+            int n = in.read(reply);
+            return n > 0 && new String(reply, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
