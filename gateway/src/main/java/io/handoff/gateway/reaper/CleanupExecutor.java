@@ -1,5 +1,6 @@
 package io.handoff.gateway.reaper;
 
+import io.handoff.connector.spi.DischargeResult;
 import io.handoff.gateway.session.CleanupHandoff;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
@@ -63,11 +64,11 @@ public class CleanupExecutor implements CleanupHandoff {
 
     private Uni<CleanupObligation> attempt(Session session, CleanupObligation o) {
         return Uni.createFrom().deferred(() -> port.discharge(session, o))
-                .onFailure().recoverWithItem(failure -> Discharge.retry(String.valueOf(failure.getMessage())))
+                .onFailure().recoverWithItem(failure -> DischargeResult.retry(String.valueOf(failure.getMessage())))
                 .map(d -> settle(o, d));
     }
 
-    private CleanupObligation settle(CleanupObligation o, Discharge d) {
+    private CleanupObligation settle(CleanupObligation o, DischargeResult d) {
         CleanupObligation settled = switch (d.outcome()) {
             case RELEASED -> o.withOutcome(CleanupObligation.Status.DISCHARGED, o.heldUntil(), o.attempts(), null);
             case ENGINE_HOLDS -> o.withOutcome(CleanupObligation.Status.ENGINE_HELD,

@@ -1,5 +1,6 @@
 package io.handoff.gateway.reaper;
 
+import io.handoff.connector.spi.DischargeResult;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.smallrye.mutiny.Uni;
@@ -11,5 +12,5 @@ import io.smallrye.mutiny.Uni;
  */
 public interface CleanupPort {
 
-    Uni<Discharge> discharge(Session session, CleanupObligation obligation);
+    Uni<DischargeResult> discharge(Session session, CleanupObligation obligation);
 }

@@ -1,5 +1,6 @@
 package io.handoff.gateway.reaper;
 
+import io.handoff.connector.spi.DischargeResult;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.quarkus.arc.DefaultBean;
@@ -15,7 +16,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class UnroutedCleanupPort implements CleanupPort {
 
     @Override
-    public Uni<Discharge> discharge(Session session, CleanupObligation obligation) {
-        return Uni.createFrom().item(Discharge.retry("no connector registered as '" + obligation.connector() + "'"));
+    public Uni<DischargeResult> discharge(Session session, CleanupObligation obligation) {
+        return Uni.createFrom().item(DischargeResult.retry("no connector registered as '" + obligation.connector() + "'"));
     }
 }

@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.connector.spi.ScheduleStyle;
 import com.google.protobuf.Struct;
 
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.connector.spi.ScheduleStyle;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 

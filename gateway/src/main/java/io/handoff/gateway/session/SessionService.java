@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.session.store.SessionStore.TransitionCommand;

@@ -3,7 +3,7 @@ package io.handoff.gateway.reaper;
 import com.google.protobuf.Struct;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.CleanupObligation;
-import io.handoff.gateway.session.ScheduleStyle;
+import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionFailure;

@@ -1,9 +1,11 @@
 package io.handoff.gateway.session;
 
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.ScheduleStyle;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.handoff.gateway.reaper.CleanupExecutor;
-import io.handoff.gateway.reaper.Discharge;
+import io.handoff.connector.spi.DischargeResult;
 import io.handoff.gateway.reaper.Reaper;
 import io.handoff.gateway.reaper.SweepReport;
 import io.handoff.gateway.session.store.SessionStore;
@@ -455,7 +457,7 @@ public abstract class SessionLifecycleContract {
         Session s = allocate("t1", "k1");
         obligate(s, "prefill@p-0", null);
         Instant holdEnds = clock.instant().plus(RETENTION).plus(Duration.ofMinutes(5));
-        port.answerAlways(o -> Uni.createFrom().item(Discharge.engineHoldsUntil(holdEnds)));
+        port.answerAlways(o -> Uni.createFrom().item(DischargeResult.engineHoldsUntil(holdEnds)));
         join(service.release("t1", s.id(), "", OptionalLong.empty()));
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reload(s.id()).pendingObligations().isEmpty());
         Session held = reload(s.id());
@@ -472,7 +474,7 @@ public abstract class SessionLifecycleContract {
     void aFailingDischargeIsRetriedThenAbandoned() {
         Session s = allocate("t1", "k1");
         obligate(s, "prefill@p-0", null);
-        port.answerAlways(o -> Uni.createFrom().item(Discharge.retry("engine unreachable")));
+        port.answerAlways(o -> Uni.createFrom().item(DischargeResult.retry("engine unreachable")));
         clock.advance(DEFAULT_LEASE);
         sweep();
         assertEquals(1, port.callsFor(s.id()).size());

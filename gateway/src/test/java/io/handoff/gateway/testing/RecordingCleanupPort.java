@@ -1,7 +1,7 @@
 package io.handoff.gateway.testing;
 
 import io.handoff.gateway.reaper.CleanupPort;
-import io.handoff.gateway.reaper.Discharge;
+import io.handoff.connector.spi.DischargeResult;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.smallrye.mutiny.Uni;
@@ -25,8 +25,8 @@ public class RecordingCleanupPort implements CleanupPort {
 
     private final String replica;
     private final List<Call> calls = new CopyOnWriteArrayList<>();
-    private final Map<String, Function<CleanupObligation, Uni<Discharge>>> scripted = new ConcurrentHashMap<>();
-    private volatile Function<CleanupObligation, Uni<Discharge>> answer = o -> Uni.createFrom().item(Discharge.released());
+    private final Map<String, Function<CleanupObligation, Uni<DischargeResult>>> scripted = new ConcurrentHashMap<>();
+    private volatile Function<CleanupObligation, Uni<DischargeResult>> answer = o -> Uni.createFrom().item(DischargeResult.released());
 
     public RecordingCleanupPort() {
         this("quarkus");
@@ -37,16 +37,16 @@ public class RecordingCleanupPort implements CleanupPort {
     }
 
     @Override
-    public Uni<Discharge> discharge(Session session, CleanupObligation obligation) {
+    public Uni<DischargeResult> discharge(Session session, CleanupObligation obligation) {
         calls.add(new Call(replica, session.id(), obligation.id()));
         return scripted.getOrDefault(obligation.id(), answer).apply(obligation);
     }
 
-    public void answerAlways(Function<CleanupObligation, Uni<Discharge>> answer) {
+    public void answerAlways(Function<CleanupObligation, Uni<DischargeResult>> answer) {
         this.answer = answer;
     }
 
-    public void answerFor(String obligationId, Function<CleanupObligation, Uni<Discharge>> answer) {
+    public void answerFor(String obligationId, Function<CleanupObligation, Uni<DischargeResult>> answer) {
         scripted.put(obligationId, answer);
     }
 
@@ -61,6 +61,6 @@ public class RecordingCleanupPort implements CleanupPort {
     public void reset() {
         calls.clear();
         scripted.clear();
-        answer = o -> Uni.createFrom().item(Discharge.released());
+        answer = o -> Uni.createFrom().item(DischargeResult.released());
     }
 }

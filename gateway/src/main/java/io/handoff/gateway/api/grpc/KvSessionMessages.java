@@ -2,7 +2,7 @@ package io.handoff.gateway.api.grpc;
 
 import com.google.protobuf.Duration;
 import com.google.protobuf.Timestamp;
-import io.handoff.gateway.session.ScheduleStyle;
+import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.TransferDisposition;

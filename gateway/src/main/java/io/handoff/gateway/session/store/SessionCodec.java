@@ -7,7 +7,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Struct;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.NewSession;
-import io.handoff.gateway.session.ScheduleStyle;
+import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.TransferDisposition;

@@ -1,11 +1,14 @@
-package io.handoff.gateway.session;
+package io.handoff.connector.spi;
 
 import java.util.Locale;
 
 /** How the two legs of a handoff are ordered. Bypass is a transfer disposition, not a style. */
 public enum ScheduleStyle {
+    /** Prefill first; the decode attaches to the KV it parked. */
     CONTEXT_FIRST,
+    /** The decode is admitted first as a rendezvous; the prefill then fills the same session. */
     GENERATION_FIRST,
+    /** Both legs start at once with one shared reference; a not-yet-ready peer is not a failure. */
     CONCURRENT;
 
     /** The spelling used in configuration and documentation, e.g. {@code context-first}. */
