@@ -1,0 +1,72 @@
+package io.handoff.connector.spi;
+
+import io.handoff.openengine.v1.GenerateResponse;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * One engine family's translation of Handoff's legs onto its native disaggregation API, for one route.
+ *
+ * <h2>Lifecycle promises</h2>
+ * <ul>
+ * <li>The gateway calls {@link #plan} first, for every request, before anything is allocated. It must refuse
+ * (with {@link EngineException#unsupported}) any style, input or field the connector cannot carry losslessly,
+ * and must not contact an engine.</li>
+ * <li>{@link #prefill} and {@link #decode} are lazy: nothing is sent until subscription. Cancelling a subscription
+ * is an abort of that leg through the engine's native path; the connector makes sure an abandoned exchange is
+ * closed, never left running.</li>
+ * <li>{@link #decode} emits openengine.v1 events with the upstream rules: TokenOutput and GenerationFinished carry
+ * output_index, tokens and text are never cumulative, one GenerationFinished per output, Usage only on the last
+ * event. An engine failure after the leg was accepted is a failure of the stream with an
+ * {@link EngineException}; the gateway turns it into exactly one terminal EngineError.</li>
+ * <li>A failure always says whether anything reached the engine ({@link EngineException#sentToEngine()}), so the
+ * gateway knows whether cleanup is owed. What the engine holds afterwards is reported as {@link HeldKv}.</li>
+ * <li>{@link #discharge} is idempotent: it may be called again for the same {@link HeldKv} by another replica.</li>
+ * <li>All methods are non-blocking; a connector never blocks an event-loop thread.</li>
+ * <li>{@link #close} releases the connector's clients; no call is made after it.</li>
+ * </ul>
+ */
+public interface EngineConnector extends AutoCloseable {
+
+    ConnectorCapabilities capabilities();
+
+    /**
+     * Validates the request for this engine family and style and mints the native identities of its legs.
+     * Pure: contacts no engine.
+     *
+     * @throws EngineException UNSUPPORTED_FEATURE or INVALID_ARGUMENT, before anything is sent anywhere
+     */
+    Handoff plan(String requestId, ScheduleStyle style, io.handoff.openengine.v1.GenerateRequest request,
+            Endpoint prefill, Endpoint decode);
+
+    /** Runs the prefill leg on {@code handoff.prefill()}. */
+    Uni<PrefillResult> prefill(Handoff handoff);
+
+    /**
+     * Runs the decode leg on {@code handoff.decode()}: after {@link #prefill} in context-first (with the producer's
+     * transfer data), or before or alongside it in generation-first and concurrent flows.
+     */
+    Multi<GenerateResponse> decode(Handoff handoff);
+
+    /**
+     * Runs a request on one decode endpoint that prefills locally (bypass), when
+     * {@link ConnectorCapabilities#localPrefill()} says it can.
+     */
+    Multi<GenerateResponse> decodeLocally(String requestId, io.handoff.openengine.v1.GenerateRequest request,
+            Endpoint decode);
+
+    /**
+     * Stops one leg through the engine's explicit abort path, where it has one; engines whose only abort is closing
+     * the connection complete at once (the gateway cancels the subscription).
+     */
+    Uni<Void> abort(Handoff handoff, Leg leg);
+
+    /** Frees KV an engine still holds, or says until when the engine will hold it. Idempotent. */
+    Uni<DischargeResult> discharge(HeldKv held);
+
+    /** Asks one endpoint about itself through the engine's native discovery surface. */
+    Uni<EndpointStatus> probe(Endpoint endpoint);
+
+    @Override
+    void close();
+}
