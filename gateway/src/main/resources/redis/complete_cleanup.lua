@@ -12,13 +12,7 @@ end
 for i = 6, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
 end
-local pending = 0
-local all = redis.call('HGETALL', KEYS[1])
-for i = 1, #all, 2 do
-  if string.sub(all[i], 1, 2) == 'o:' and cjson.decode(all[i + 1]).status == 'PENDING' then
-    pending = pending + 1
-  end
-end
+local pending = count_pending(KEYS[1])
 local tomb = h[3]
 if ARGV[4] ~= '' and tonumber(ARGV[4]) > tonumber(tomb) then
   tomb = ARGV[4]

@@ -7,7 +7,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
   return 'GONE'
 end
 local h = redis.call('HMGET', KEYS[1], 'state', 'pending', 'tomb')
-if h[1] == 'ALLOCATED' or h[1] == 'READY' or h[1] == 'ATTACHED' then
+if is_live(h[1]) then
   return 'NOT_DUE'
 end
 if (tonumber(h[2] or '0') or 0) > 0 or tonumber(h[3]) > tonumber(ARGV[2]) then

@@ -16,7 +16,7 @@ local function claim()
   redis.call('ZADD', KEYS[2], claim_until, ARGV[1])
   return token
 end
-if h[1] == 'ALLOCATED' or h[1] == 'READY' or h[1] == 'ATTACHED' then
+if is_live(h[1]) then
   if tonumber(h[2]) > now then
     redis.call('ZADD', KEYS[2], h[2], ARGV[1])
     return {'NOT_DUE', 0}

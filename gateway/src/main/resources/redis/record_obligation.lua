@@ -9,15 +9,9 @@ if ARGV[2] ~= '' and h[1] ~= ARGV[2] then
   return {'NOT_FOUND'}
 end
 redis.call('HSET', KEYS[1], 'o:' .. ARGV[3], ARGV[4], 'updated', ARGV[5])
-local pending = 0
-local all = redis.call('HGETALL', KEYS[1])
-for i = 1, #all, 2 do
-  if string.sub(all[i], 1, 2) == 'o:' and cjson.decode(all[i + 1]).status == 'PENDING' then
-    pending = pending + 1
-  end
-end
+local pending = count_pending(KEYS[1])
 redis.call('HSET', KEYS[1], 'pending', pending)
-local live = h[2] == 'ALLOCATED' or h[2] == 'READY' or h[2] == 'ATTACHED'
+local live = is_live(h[2])
 local claimed = h[3] and tonumber(h[3]) > tonumber(ARGV[5])
 if not live and pending > 0 and not claimed then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])

@@ -8,7 +8,7 @@ local h = redis.call('HMGET', KEYS[1], 'tenant', 'state', 'epoch', 'expires')
 if h[1] ~= ARGV[1] then
   return {'NOT_FOUND'}
 end
-if h[2] ~= 'ALLOCATED' and h[2] ~= 'READY' and h[2] ~= 'ATTACHED' then
+if not is_live(h[2]) then
   return {'TERMINAL', redis.call('HGETALL', KEYS[1])}
 end
 if tonumber(h[4]) <= tonumber(ARGV[5]) then

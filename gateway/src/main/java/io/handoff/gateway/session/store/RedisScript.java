@@ -16,8 +16,9 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * One Lua script from {@code src/main/resources/redis}. Sent by its SHA-1; when Redis answers NOSCRIPT (it was
- * restarted or flushed its script cache) the source is sent once more with EVAL, which also caches it again.
+ * One Lua script from {@code src/main/resources/redis}, with {@code lib.lua} (the helpers every script shares)
+ * prepended. Sent by its SHA-1; when Redis answers NOSCRIPT (it was restarted or flushed its script cache) the
+ * source is sent once more with EVAL, which also caches it again.
  */
 final class RedisScript {
 
@@ -32,12 +33,16 @@ final class RedisScript {
     }
 
     static RedisScript load(String name) {
+        return new RedisScript(name, read("lib") + "\n" + read(name));
+    }
+
+    private static String read(String name) {
         String resource = "/redis/" + name + ".lua";
         try (InputStream in = RedisScript.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("missing script " + resource);
             }
-            return new RedisScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
