@@ -1,5 +1,7 @@
 package io.handoff.simulator;
 
+import io.handoff.simulator.openengine.OpenEngineConfig;
+import io.handoff.simulator.openengine.OpenEngineSimEngine;
 import io.handoff.simulator.sglang.SglangConfig;
 import io.handoff.simulator.sglang.SglangEngine;
 import io.handoff.simulator.trtllm.TrtllmConfig;
@@ -19,6 +21,8 @@ public final class Engines {
                 return new VllmConfig();
             case SGLANG:
                 return new SglangConfig();
+            case OPENENGINE:
+                return new OpenEngineConfig();
             default:
                 return new TrtllmConfig();
         }
@@ -30,6 +34,9 @@ public final class Engines {
         }
         if (c instanceof SglangConfig) {
             return new SglangEngine((SglangConfig) c);
+        }
+        if (c instanceof OpenEngineConfig) {
+            return new OpenEngineSimEngine((OpenEngineConfig) c);
         }
         if (c instanceof TrtllmConfig) {
             return new TrtllmEngine((TrtllmConfig) c);

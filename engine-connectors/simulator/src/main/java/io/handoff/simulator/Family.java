@@ -4,7 +4,9 @@ package io.handoff.simulator;
 public enum Family {
     VLLM("vllm"),
     SGLANG("sglang"),
-    TRTLLM("trtllm");
+    TRTLLM("trtllm"),
+    /** Engines that already speak openengine.v1 over gRPC (trtllm-serve's openengine adapter, Dynamo sidecars). */
+    OPENENGINE("openengine");
 
     private final String wire;
 
@@ -23,9 +25,12 @@ public enum Family {
                 return f;
             }
         }
+        if ("openengine.v1".equalsIgnoreCase(s)) {
+            return OPENENGINE;
+        }
         if ("tensorrt-llm".equalsIgnoreCase(s) || "trt-llm".equalsIgnoreCase(s)) {
             return TRTLLM;
         }
-        throw new IllegalArgumentException("unknown family " + s + " (vllm, sglang, trtllm)");
+        throw new IllegalArgumentException("unknown family " + s + " (vllm, sglang, trtllm, openengine)");
     }
 }

@@ -91,6 +91,14 @@ public abstract class SimEngine extends AbstractVerticle {
     protected void familyStats(ObjectNode out) {
     }
 
+    /**
+     * Starts listeners that are not Vert.x HTTP servers (the openengine family's gRPC server), after the HTTP ones, at
+     * start and again after a restart. A family stops them in {@link #onCrash()} and in {@code stop}.
+     */
+    protected Future<Void> listenExtra() {
+        return Future.succeededFuture();
+    }
+
     /** Forgets family state when the process "dies". Holds, jobs and the pool are already dropped. */
     protected void onCrash() {
     }
@@ -125,7 +133,7 @@ public abstract class SimEngine extends AbstractVerticle {
         identity = Identity.first(config.fixedEngineId, clock.millis());
         clock.addAdvanceListener(clockListener);
         auxPorts.putAll(auxServers());
-        listen().onComplete(ar -> {
+        listen().compose(v -> listenExtra()).onComplete(ar -> {
             if (ar.succeeded()) {
                 up = true;
                 startPromise.complete();
@@ -241,7 +249,7 @@ public abstract class SimEngine extends AbstractVerticle {
         identity = identity.next(config.fixedEngineId, clock.millis());
         stats.inc(EngineStats.RESTARTS);
         pool.reset();
-        return listen().onSuccess(v -> up = true);
+        return listen().compose(v -> listenExtra()).onSuccess(v -> up = true);
     }
 
     // ------------------------------------------------------------------ Java API

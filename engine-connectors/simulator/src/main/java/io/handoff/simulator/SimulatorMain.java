@@ -9,7 +9,8 @@ import java.util.Map;
  *
  * <pre>
  *   SimulatorMain --family vllm --role prefill --port 8100 [--mode lease] [--kv-blocks 4096] ...
- *   SimulatorMain --fleet [--port 8100] [options for every engine]
+ *   SimulatorMain --family openengine --role decode --port 8106 --grpc-port 8306
+ *   SimulatorMain --fleet [--port 8100] [--families vllm,sglang,trtllm,openengine] [options for every engine]
  * </pre>
  *
  * Options are the {@code --name value} fields documented on {@link EngineConfig} and the family configs; a flag
@@ -22,8 +23,9 @@ public final class SimulatorMain {
     public static void main(String[] args) {
         Map<String, String> opts = parse(args);
         if (opts.containsKey("help") || opts.isEmpty()) {
-            System.out.println("usage: SimulatorMain --family vllm|sglang|trtllm --role prefill|decode|both "
-                + "--port N [options]\n       SimulatorMain --fleet [--port BASE] [options]\n"
+            System.out.println("usage: SimulatorMain --family vllm|sglang|trtllm|openengine --role prefill|decode|both "
+                + "--port N [options]\n       SimulatorMain --fleet [--port BASE] [--families vllm,sglang,trtllm,openengine]"
+                + " [options]\n"
                 + "see engine-connectors/simulator/README.md for the options");
             return;
         }
@@ -33,7 +35,15 @@ public final class SimulatorMain {
             if (opts.remove("fleet") != null) {
                 int base = Integer.parseInt(opts.getOrDefault("port", "8100"));
                 opts.remove("port");
-                SimFleet fleet = SimFleet.start(vertx, base, opts);
+                String names = opts.remove("families");
+                java.util.List<Family> families = SimFleet.DEFAULT_FAMILIES;
+                if (names != null) {
+                    families = new java.util.ArrayList<>();
+                    for (String n : names.split(",")) {
+                        families.add(Family.parse(n.trim()));
+                    }
+                }
+                SimFleet fleet = SimFleet.start(vertx, base, opts, families);
                 System.out.println("handoff simulator fleet up:");
                 fleet.describe().forEach(l -> System.out.println("  " + l));
             } else {

@@ -1,0 +1,128 @@
+package io.handoff.connector.openai.completion;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.GenerationFinished;
+import io.handoff.openengine.v1.StopMatch;
+import io.handoff.openengine.v1.TokenOutput;
+import io.handoff.openengine.v1.Usage;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Turns the chunks of one OpenAI-compatible completion stream (or one complete answer) into openengine.v1 events
+ * with the upstream rules: a TokenOutput per choice delta, carrying {@code output_index} and only the new text and
+ * tokens (engines stream deltas already); one GenerationFinished per output; Usage only on the last event.
+ *
+ * <p>Usage arrives in a chunk of its own after the last finish, so the newest event is always held back until the
+ * next one arrives or the stream ends; {@link #end()} releases it with the usage attached. One instance per stream;
+ * not thread-safe.
+ */
+public final class CompletionEvents {
+
+    private final String requestId;
+    private final Set<Integer> finished = new HashSet<>();
+    private GenerateResponse held;
+    private Usage usage;
+
+    public CompletionEvents(String requestId) {
+        this.requestId = requestId;
+    }
+
+    /** Events a chunk (or a whole non-streaming answer) completes; the newest stays held back. */
+    public List<GenerateResponse> accept(JsonNode chunk) {
+        List<GenerateResponse> ready = new ArrayList<>();
+        for (JsonNode choice : chunk.path("choices")) {
+            int index = choice.path("index").asInt(0);
+            TokenOutput tokens = CompletionTokens.of(choice, index);
+            if (tokens != null) {
+                push(GenerateResponse.newBuilder().setRequestId(requestId).setToken(tokens).build(), ready);
+            }
+            JsonNode reason = choice.get("finish_reason");
+            if (reason != null && !reason.isNull() && finished.add(index)) {
+                push(GenerateResponse.newBuilder().setRequestId(requestId)
+                        .setFinished(finish(index, reason.asText(), choice.get("stop_reason"))).build(), ready);
+            }
+        }
+        JsonNode u = chunk.get("usage");
+        if (u != null && u.isObject()) {
+            usage = usage(u); // cumulative: the newest wins (continuous usage stats send it on every chunk)
+        }
+        return ready;
+    }
+
+    /** The held-back last event, with the usage attached; empty if the stream carried no event at all. */
+    public List<GenerateResponse> end() {
+        if (held == null) {
+            return List.of();
+        }
+        GenerateResponse last = usage == null ? held : held.toBuilder().setUsage(usage).build();
+        held = null;
+        return List.of(last);
+    }
+
+    /**
+     * The held-back event without usage, for a stream that failed: what the engine produced before the failure still
+     * reaches the client, and the failure becomes the terminal event.
+     */
+    public List<GenerateResponse> abandon() {
+        List<GenerateResponse> out = held == null ? List.of() : List.of(held);
+        held = null;
+        return out;
+    }
+
+    /** Outputs that got their GenerationFinished so far. */
+    public Set<Integer> finishedOutputs() {
+        return Set.copyOf(finished);
+    }
+
+    private void push(GenerateResponse event, List<GenerateResponse> ready) {
+        if (held != null) {
+            ready.add(held);
+        }
+        held = event;
+    }
+
+    private static GenerationFinished finish(int index, String reason, JsonNode stopReason) {
+        GenerationFinished.Builder f = GenerationFinished.newBuilder().setOutputIndex(index);
+        switch (reason) {
+            case "stop" -> {
+                f.setReason(FinishReason.FINISH_REASON_STOP);
+                // stop_reason: the stop token id, the stop string, or null for end-of-sequence
+                if (stopReason != null && stopReason.isIntegralNumber()) {
+                    f.setStopMatch(StopMatch.newBuilder().setStopTokenId(stopReason.asInt()));
+                } else if (stopReason != null && stopReason.isTextual()) {
+                    f.setStopMatch(StopMatch.newBuilder().setStopText(stopReason.asText()));
+                }
+            }
+            case "length" -> f.setReason(FinishReason.FINISH_REASON_LENGTH);
+            case "abort", "cancelled" -> f.setReason(FinishReason.FINISH_REASON_CANCELLED);
+            case "error" -> throw new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                    "the engine finished output " + index + " with an error");
+            default -> f.setReason(FinishReason.FINISH_REASON_UNSPECIFIED).setMessage(reason);
+        }
+        return f.build();
+    }
+
+    private static Usage usage(JsonNode u) {
+        Usage.Builder b = Usage.newBuilder()
+                .setPromptTokens(u.path("prompt_tokens").asInt())
+                .setCompletionTokens(u.path("completion_tokens").asInt())
+                .setTotalTokens(u.path("total_tokens").asInt());
+        JsonNode cached = u.path("prompt_tokens_details").path("cached_tokens");
+        if (cached.isNumber()) {
+            b.setCachedPromptTokens(cached.asInt());
+        }
+        JsonNode reasoning = u.path("completion_tokens_details").path("reasoning_tokens");
+        if (reasoning.isNumber()) {
+            b.setReasoningTokens(reasoning.asInt());
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,111 @@
+package io.handoff.connector.openai.completion;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.openengine.v1.LogProb;
+import io.handoff.openengine.v1.TokenInfo;
+import io.handoff.openengine.v1.TokenOutput;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The new tokens of one choice delta: its text, its token ids (engines that return them: {@code token_ids}) and
+ * its logprobs, in the completions shape ({@code tokens}, {@code token_logprobs}, {@code top_logprobs}) or the chat
+ * shape ({@code content: [{token, logprob, top_logprobs}]}).
+ */
+final class CompletionTokens {
+
+    private static final String TOKEN_ID_PREFIX = "token_id:";
+
+    private CompletionTokens() {
+    }
+
+    /** The TokenOutput of a choice, or null when the delta carries nothing new (e.g. a bare finish). */
+    static TokenOutput of(JsonNode choice, int index) {
+        String text = text(choice);
+        List<TokenInfo> tokens = tokens(choice);
+        if (text.isEmpty() && tokens.isEmpty()) {
+            return null;
+        }
+        return TokenOutput.newBuilder().setOutputIndex(index).setText(text).addAllTokens(tokens).build();
+    }
+
+    private static String text(JsonNode choice) {
+        for (JsonNode t : new JsonNode[] {choice.get("text"), choice.path("delta").get("content"),
+            choice.path("message").get("content")}) {
+            if (t != null && t.isTextual()) {
+                return t.asText();
+            }
+        }
+        return "";
+    }
+
+    private static List<TokenInfo> tokens(JsonNode choice) {
+        JsonNode ids = choice.path("token_ids");
+        List<TokenInfo.Builder> infos = new ArrayList<>();
+        JsonNode lp = choice.path("logprobs");
+        if (lp.path("content").isArray()) {
+            for (JsonNode entry : lp.get("content")) {
+                TokenInfo.Builder b = TokenInfo.newBuilder().setToken(entry.path("token").asText(""));
+                if (entry.path("logprob").isNumber()) {
+                    b.setLogprob(entry.get("logprob").asDouble());
+                }
+                for (JsonNode alt : entry.path("top_logprobs")) {
+                    b.addCandidates(candidate(alt.path("token").asText(""), alt.path("logprob").asDouble()));
+                }
+                infos.add(b);
+            }
+        } else if (lp.path("tokens").isArray()) {
+            JsonNode values = lp.path("token_logprobs");
+            JsonNode tops = lp.path("top_logprobs");
+            for (int i = 0; i < lp.get("tokens").size(); i++) {
+                String token = lp.get("tokens").get(i).asText("");
+                TokenInfo.Builder b = TokenInfo.newBuilder().setToken(token);
+                idFromText(token, b);
+                if (values.path(i).isNumber()) {
+                    b.setLogprob(values.get(i).asDouble());
+                }
+                JsonNode top = tops.path(i);
+                for (Iterator<Map.Entry<String, JsonNode>> it = top.fields(); it.hasNext();) {
+                    Map.Entry<String, JsonNode> alt = it.next();
+                    b.addCandidates(candidate(alt.getKey(), alt.getValue().asDouble()));
+                }
+                infos.add(b);
+            }
+        }
+        for (int i = 0; ids.isArray() && i < ids.size(); i++) {
+            if (i == infos.size()) {
+                infos.add(TokenInfo.newBuilder());
+            }
+            infos.get(i).setTokenId((int) ids.get(i).asLong());
+        }
+        List<TokenInfo> out = new ArrayList<>(infos.size());
+        infos.forEach(b -> out.add(b.build()));
+        return out;
+    }
+
+    private static LogProb candidate(String token, double logprob) {
+        LogProb.Builder c = LogProb.newBuilder().setToken(token).setLogprob(logprob);
+        if (token.startsWith(TOKEN_ID_PREFIX)) {
+            try {
+                c.setTokenId(Integer.parseInt(token.substring(TOKEN_ID_PREFIX.length())));
+            } catch (NumberFormatException ignored) {
+                // a token whose text merely starts with the prefix: keep the text only
+            }
+        }
+        return c.build();
+    }
+
+    /** Engines asked to render tokens as ids write {@code token_id:N}. */
+    private static void idFromText(String token, TokenInfo.Builder b) {
+        if (token.startsWith(TOKEN_ID_PREFIX)) {
+            try {
+                b.setTokenId(Integer.parseInt(token.substring(TOKEN_ID_PREFIX.length())));
+            } catch (NumberFormatException ignored) {
+                // ordinary text
+            }
+        }
+    }
+}

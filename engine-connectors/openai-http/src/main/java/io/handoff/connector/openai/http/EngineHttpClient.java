@@ -1,0 +1,299 @@
+package io.handoff.connector.openai.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.MultiEmitter;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The non-blocking HTTP client of one connector, over Vert.x. Every call is lazy (nothing is sent before
+ * subscription) and cancellable: cancelling a subscription resets the exchange, which over HTTP/1.1 closes its
+ * connection; engines whose only abort is a closed connection see exactly that. Failures arrive as
+ * {@link io.handoff.connector.spi.EngineException} (see {@link HttpFailures}).
+ */
+public final class EngineHttpClient implements AutoCloseable {
+
+    private final HttpClient client;
+    private final ClientSettings settings;
+
+    public EngineHttpClient(Vertx vertx, ClientSettings settings) {
+        this.settings = settings;
+        this.client = vertx.createHttpClient(new HttpClientOptions()
+                .setConnectTimeout((int) settings.connectTimeout().toMillis())
+                .setMaxPoolSize(settings.poolSize())
+                .setKeepAlive(true));
+    }
+
+    /** A GET whose whole answer is returned, whatever its status (discovery reads non-2xx too). */
+    public Uni<HttpReply> get(URI base, String path, Duration timeout) {
+        RequestOptions options = options(HttpMethod.GET, base, path, Map.of(), timeout);
+        String what = "GET " + path + " on " + base;
+        return Uni.createFrom().emitter(em -> new Exchange(client, options, null, what) {
+            @Override
+            void onResponse(HttpClientResponse response) {
+                response.body().onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        succeed(() -> em.complete(new HttpReply(response.statusCode(), ar.result().toString())));
+                    } else {
+                        fail(ar.cause(), em::fail);
+                    }
+                });
+            }
+
+            @Override
+            void onFailure(Throwable failure) {
+                em.fail(failure);
+            }
+        }.start(em::onTermination));
+    }
+
+    /** POSTs a JSON body and returns the JSON answer; a non-2xx status fails with what the engine said. */
+    public Uni<JsonNode> postJson(URI base, String path, Map<String, String> headers, JsonNode body) {
+        RequestOptions options = options(HttpMethod.POST, base, path, headers, settings.idleTimeout())
+                .putHeader("Content-Type", "application/json")
+                .putHeader("Accept", "application/json");
+        String what = "POST " + path + " on " + base;
+        return Uni.createFrom().emitter(em -> new Exchange(client, options, Json.write(body), what) {
+            @Override
+            void onResponse(HttpClientResponse response) {
+                response.body().onComplete(ar -> {
+                    if (ar.failed()) {
+                        fail(ar.cause(), em::fail);
+                        return;
+                    }
+                    String text = ar.result().toString();
+                    if (response.statusCode() < 200 || response.statusCode() >= 300) {
+                        succeed(() -> em.fail(HttpFailures.fromStatus(response.statusCode(), text, what)));
+                        return;
+                    }
+                    JsonNode json;
+                    try {
+                        json = Json.parse(text);
+                    } catch (IllegalArgumentException e) {
+                        succeed(() -> em.fail(HttpFailures.fromTransport(e, true, true, what + ": bad answer")));
+                        return;
+                    }
+                    succeed(() -> em.complete(json));
+                });
+            }
+
+            @Override
+            void onFailure(Throwable failure) {
+                em.fail(failure);
+            }
+        }.start(em::onTermination));
+    }
+
+    /**
+     * POSTs a JSON body and streams the answer's Server-Sent Events as JSON objects, ending at {@code data: [DONE]}.
+     * A stream that ends without [DONE] fails (it was cut); an error event ({@code data: {"error":...}}) fails.
+     */
+    public Multi<JsonNode> postSse(URI base, String path, Map<String, String> headers, JsonNode body) {
+        RequestOptions options = options(HttpMethod.POST, base, path, headers, settings.idleTimeout())
+                .putHeader("Content-Type", "application/json")
+                .putHeader("Accept", "text/event-stream");
+        String what = "POST " + path + " on " + base;
+        return Multi.createFrom().emitter(em -> new SseExchange(client, options, Json.write(body), what, em)
+                .start(em::onTermination));
+    }
+
+    private static RequestOptions options(HttpMethod method, URI base, String path, Map<String, String> headers,
+            Duration idleTimeout) {
+        String root = base.toString().endsWith("/") ? base.toString().substring(0, base.toString().length() - 1)
+                : base.toString();
+        RequestOptions options = new RequestOptions()
+                .setMethod(method)
+                .setAbsoluteURI(root + path)
+                .setIdleTimeout(idleTimeout.toMillis());
+        headers.forEach(options::putHeader);
+        return options;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    /** One streamed exchange: decodes SSE and forwards each event, watching for the end marker. */
+    private static final class SseExchange extends Exchange {
+        private final MultiEmitter<? super JsonNode> em;
+        private final SseDecoder decoder = new SseDecoder();
+
+        SseExchange(HttpClient client, RequestOptions options, String body, String what,
+                MultiEmitter<? super JsonNode> em) {
+            super(client, options, body, what);
+            this.em = em;
+        }
+
+        @Override
+        void onResponse(HttpClientResponse response) {
+            if (response.statusCode() < 200 || response.statusCode() >= 300) {
+                response.body().onComplete(ar -> succeed(() -> em.fail(HttpFailures.fromStatus(
+                        response.statusCode(), ar.succeeded() ? ar.result().toString() : "", what))));
+                return;
+            }
+            response.exceptionHandler(t -> fail(t, em::fail));
+            response.handler(buffer -> onBytes(buffer));
+            response.endHandler(v -> succeed(() -> em.fail(HttpFailures.streamCut(what))));
+        }
+
+        private void onBytes(Buffer buffer) {
+            List<String> events = decoder.feed(buffer.getBytes());
+            for (String payload : events) {
+                if (finished()) {
+                    return;
+                }
+                if (SseDecoder.DONE.equals(payload.trim())) {
+                    succeed(em::complete);
+                    return;
+                }
+                JsonNode event;
+                try {
+                    event = Json.parse(payload);
+                } catch (IllegalArgumentException e) {
+                    abandon(() -> em.fail(HttpFailures.fromTransport(e, true, true, what + ": bad event")));
+                    return;
+                }
+                if (event.has("error")) {
+                    abandon(() -> em.fail(HttpFailures.streamError(event.get("error"), what)));
+                    return;
+                }
+                em.emit(event);
+            }
+        }
+
+        @Override
+        void onFailure(Throwable failure) {
+            em.fail(failure);
+        }
+    }
+
+    /**
+     * The shared life of one exchange: connect, send, hand the response over, and on cancellation reset the request
+     * so the engine sees the connection close. It remembers whether the request was sent and answered so failures
+     * carry honest flags.
+     */
+    private abstract static class Exchange {
+        private final HttpClient client;
+        private final RequestOptions options;
+        private final String body;
+        final String what;
+        private HttpClientRequest request;
+        private boolean sent;
+        private boolean answered;
+        private boolean done;
+
+        Exchange(HttpClient client, RequestOptions options, String body, String what) {
+            this.client = client;
+            this.options = options;
+            this.body = body;
+            this.what = what;
+        }
+
+        abstract void onResponse(HttpClientResponse response);
+
+        abstract void onFailure(Throwable failure);
+
+        final void start(java.util.function.Consumer<Runnable> onTermination) {
+            onTermination.accept(this::terminated);
+            client.request(options).onComplete(ar -> {
+                if (ar.failed()) {
+                    fail(ar.cause(), this::onFailure);
+                    return;
+                }
+                HttpClientRequest r;
+                synchronized (this) {
+                    r = ar.result();
+                    request = r;
+                    if (done) {
+                        r.reset(); // cancelled while connecting
+                        return;
+                    }
+                    sent = true;
+                }
+                (body == null ? r.send() : r.send(body)).onComplete(resp -> {
+                    if (resp.failed()) {
+                        fail(resp.cause(), this::onFailure);
+                        return;
+                    }
+                    synchronized (this) {
+                        answered = true;
+                    }
+                    onResponse(resp.result());
+                });
+            });
+        }
+
+        /** Subscription ended (completed, failed or cancelled): an exchange still open is reset. */
+        private void terminated() {
+            HttpClientRequest r;
+            boolean wasDone;
+            synchronized (this) {
+                wasDone = done;
+                done = true;
+                r = request;
+            }
+            if (!wasDone && r != null) {
+                r.reset();
+            }
+        }
+
+        synchronized boolean finished() {
+            return done;
+        }
+
+        /** Ends the exchange normally; the first terminal signal wins. */
+        final void succeed(Runnable signal) {
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                done = true;
+            }
+            signal.run();
+        }
+
+        /** Ends the exchange with a failure and closes the connection, since the rest of the answer is unwanted. */
+        final void abandon(Runnable signal) {
+            HttpClientRequest r;
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                done = true;
+                r = request;
+            }
+            if (r != null) {
+                r.reset();
+            }
+            signal.run();
+        }
+
+        final void fail(Throwable failure, java.util.function.Consumer<Throwable> signal) {
+            boolean wasSent;
+            boolean wasAnswered;
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                done = true;
+                wasSent = sent;
+                wasAnswered = answered;
+            }
+            signal.accept(HttpFailures.fromTransport(failure, wasSent, wasAnswered, what));
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.handoff.connector.openai.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.ErrorCode;
+
+import java.net.ConnectException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Turns what went wrong on an HTTP exchange with an engine into an {@link EngineException}. The retryable flag is
+ * true only where resending the unchanged request can succeed (the engine was busy, a proxy in between failed, the
+ * engine was not reachable); the sent-to-engine flag is false only when no connection was made, so the gateway knows
+ * whether cleanup may be owed.
+ */
+public final class HttpFailures {
+
+    private HttpFailures() {
+    }
+
+    /** The engine answered with a non-2xx status; {@code body} is what it said. */
+    public static EngineException fromStatus(int status, String body, String what) {
+        String message = what + ": HTTP " + status + " " + engineMessage(body);
+        if (status == 404) {
+            // OpenAI-compatible servers answer 404 for a model they do not serve
+            return new EngineException(ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, message);
+        }
+        if (status == 408 || status == 429 || status == 503) {
+            return new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true, true, message);
+        }
+        if (status >= 400 && status < 500) {
+            return new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true, message);
+        }
+        // 502 and 504 come from something between us and the engine; the engine itself may be fine
+        boolean retryable = status == 502 || status == 504;
+        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, retryable, true, message);
+    }
+
+    /**
+     * The exchange failed below HTTP. {@code sent} says whether a connection was made (and so bytes may have reached
+     * the engine); {@code answered} whether the engine had started answering (then nothing can be resent unchanged).
+     */
+    public static EngineException fromTransport(Throwable failure, boolean sent, boolean answered, String what) {
+        if (failure instanceof EngineException e) {
+            return e;
+        }
+        if (failure instanceof TimeoutException) {
+            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, sent,
+                    what + ": timed out (" + failure.getMessage() + ")", failure);
+        }
+        if (!sent) {
+            String why = failure instanceof ConnectException ? "connection refused" : "could not connect";
+            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false,
+                    what + ": " + why + " (" + failure.getMessage() + ")", failure);
+        }
+        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, true,
+                what + ": connection failed (" + failure + ")", failure);
+    }
+
+    /** The stream ended without its end marker: the engine or the network cut it. */
+    public static EngineException streamCut(String what) {
+        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                what + ": the stream ended before [DONE]");
+    }
+
+    /** An error event inside a stream ({@code data: {"error": {...}}}); its code is an HTTP status when numeric. */
+    public static EngineException streamError(JsonNode error, String what) {
+        int status = error.path("code").canConvertToInt() ? error.path("code").asInt() : 500;
+        if (status < 400 || status > 599) {
+            status = 500;
+        }
+        EngineException byStatus = fromStatus(status, Json.write(error), what + " (stream error event)");
+        // the engine accepted the request and then failed it: never resend the same stream unchanged
+        return new EngineException(byStatus.code(), false, true, byStatus.getMessage());
+    }
+
+    /** The human part of an OpenAI-style error body ({@code {"error":{"message":...}}} or FastAPI's detail). */
+    static String engineMessage(String body) {
+        if (body == null || body.isBlank()) {
+            return "(empty body)";
+        }
+        try {
+            JsonNode node = Json.parse(body);
+            for (JsonNode candidate : new JsonNode[] {node.path("error").path("message"), node.path("message"),
+                node.path("detail")}) {
+                if (candidate.isTextual()) {
+                    return candidate.asText();
+                }
+            }
+        } catch (IllegalArgumentException notJson) {
+            // fall through: show the raw text
+        }
+        return Json.abbreviate(body);
+    }
+}

@@ -1,0 +1,173 @@
+package io.handoff.connector.openai.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.ErrorCode;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.subscription.Cancellable;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The client against a real Vert.x server on loopback, which can watch its connections close. */
+class EngineHttpClientTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private Vertx vertx;
+    private HttpServer server;
+    private URI base;
+    private EngineHttpClient client;
+    private final CompletableFuture<Void> connectionClosed = new CompletableFuture<>();
+    private final List<String> bodies = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        vertx = Vertx.vertx();
+        server = vertx.createHttpServer().requestHandler(this::serve);
+        server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        base = URI.create("http://127.0.0.1:" + server.actualPort());
+        client = new EngineHttpClient(vertx, new ClientSettings(Duration.ofSeconds(2), Duration.ofSeconds(5), 8));
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    private void serve(HttpServerRequest req) {
+        req.connection().closeHandler(v -> connectionClosed.complete(null));
+        req.body().onSuccess(b -> {
+            bodies.add(b.toString());
+            var resp = req.response();
+            switch (req.path()) {
+                case "/json" -> resp.putHeader("Content-Type", "application/json").end("{\"ok\":true,\"n\":9007199254740993}");
+                case "/bad" -> resp.setStatusCode(400).end("{\"error\":{\"message\":\"min_tokens too big\"}}");
+                case "/sse" -> {
+                    resp.setChunked(true).putHeader("Content-Type", "text/event-stream");
+                    resp.write("data: {\"i\":1}\n\ndata: {\"i\"");
+                    vertx.setTimer(20, t -> resp.end(":2}\n\ndata: [DONE]\n\n"));
+                }
+                case "/cut" -> resp.setChunked(true).end("data: {\"i\":1}\n\n");
+                case "/error-event" -> resp.setChunked(true)
+                        .end("data: {\"i\":1}\n\ndata: {\"error\":{\"message\":\"Internal server error\",\"code\":500}}\n\n"
+                                + "data: [DONE]\n\n");
+                case "/endless" -> {
+                    resp.setChunked(true);
+                    long id = vertx.setPeriodic(50, t -> resp.write("data: {\"i\":0}\n\n"));
+                    req.connection().closeHandler(v -> {
+                        vertx.cancelTimer(id);
+                        connectionClosed.complete(null);
+                    });
+                }
+                case "/silent" -> {
+                    // never answers: the idle timeout must end the exchange
+                }
+                default -> resp.setStatusCode(404).end();
+            }
+        });
+    }
+
+    @Test
+    void postJsonReturnsTheAnswerWithExactNumbers() {
+        JsonNode answer = client.postJson(base, "/json", Map.of("X-Request-Id", "r1"), Json.parse("{\"q\":1}"))
+                .await().atMost(WAIT);
+        assertEquals(9007199254740993L, answer.get("n").asLong());
+        assertEquals(List.of("{\"q\":1}"), bodies);
+    }
+
+    @Test
+    void errorStatusCarriesTheEnginesMessage() {
+        EngineException e = failure(() -> client.postJson(base, "/bad", Map.of(), Json.object()).await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
+        assertTrue(e.getMessage().contains("min_tokens too big"));
+    }
+
+    @Test
+    void refusedConnectionWasNotSent() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        EngineException e = failure(() -> client.postJson(URI.create("http://127.0.0.1:" + closedPort), "/json",
+                Map.of(), Json.object()).await().atMost(WAIT));
+        assertFalse(e.sentToEngine());
+        assertTrue(e.retryable());
+    }
+
+    @Test
+    void sseEventsArriveUntilDone() {
+        List<JsonNode> events = client.postSse(base, "/sse", Map.of(), Json.object()).collect().asList()
+                .await().atMost(WAIT);
+        assertEquals(List.of(1, 2), events.stream().map(n -> n.get("i").asInt()).toList());
+    }
+
+    @Test
+    void streamWithoutDoneIsACut() {
+        EngineException e = failure(() -> client.postSse(base, "/cut", Map.of(), Json.object()).collect().asList()
+                .await().atMost(WAIT));
+        assertTrue(e.sentToEngine());
+        assertFalse(e.retryable());
+        assertTrue(e.getMessage().contains("[DONE]"));
+    }
+
+    @Test
+    void errorEventFailsTheStream() {
+        EngineException e = failure(() -> client.postSse(base, "/error-event", Map.of(), Json.object()).collect()
+                .asList().await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_INTERNAL, e.code());
+        assertTrue(e.sentToEngine());
+    }
+
+    @Test
+    void cancellingAStreamClosesItsConnection() throws Exception {
+        Multi<JsonNode> stream = client.postSse(base, "/endless", Map.of(), Json.object());
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        Cancellable subscription = stream.subscribe().with(item -> first.complete(null), failure -> { });
+        first.get(10, TimeUnit.SECONDS);
+        subscription.cancel();
+        connectionClosed.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void cancellingAWaitingCallClosesItsConnection() throws Exception {
+        Cancellable subscription = client.postJson(base, "/endless", Map.of(), Json.object()).subscribe()
+                .with(item -> { }, failure -> { });
+        Thread.sleep(200);
+        subscription.cancel();
+        connectionClosed.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void silenceEndsWithATimeout() {
+        EngineHttpClient impatient = new EngineHttpClient(vertx,
+                new ClientSettings(Duration.ofSeconds(2), Duration.ofMillis(500), 8));
+        EngineException e = failure(() -> impatient.postJson(base, "/silent", Map.of(), Json.object()).await()
+                .atMost(WAIT));
+        impatient.close();
+        assertTrue(e.getMessage().contains("timed out"), e.getMessage());
+        assertTrue(e.sentToEngine());
+    }
+
+    static EngineException failure(Runnable call) {
+        return assertThrows(EngineException.class, call::run);
+    }
+}

@@ -1,0 +1,41 @@
+package io.handoff.connector.openai.http;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SseDecoderTest {
+
+    @Test
+    void eventsSplitAnywhereAreJoined() {
+        String stream = "data: {\"a\":1}\n\n: keep-alive comment\n\ndata: {\"b\":\"é\"}\r\n\r\ndata: [DONE]\n\n";
+        byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
+        for (int split = 1; split < bytes.length; split++) {
+            SseDecoder decoder = new SseDecoder();
+            List<String> events = new ArrayList<>(decoder.feed(java.util.Arrays.copyOfRange(bytes, 0, split)));
+            events.addAll(decoder.feed(java.util.Arrays.copyOfRange(bytes, split, bytes.length)));
+            assertEquals(List.of("{\"a\":1}", "{\"b\":\"é\"}", "[DONE]"), events, "split at " + split);
+            assertFalse(decoder.hasPartialEvent());
+        }
+    }
+
+    @Test
+    void multiLineDataAndOtherFields() {
+        SseDecoder decoder = new SseDecoder();
+        List<String> events = decoder.feed("event: x\nid: 7\ndata: one\ndata:two\n\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of("one\ntwo"), events);
+    }
+
+    @Test
+    void unfinishedEventIsReported() {
+        SseDecoder decoder = new SseDecoder();
+        assertEquals(List.of(), decoder.feed("data: {\"a\"".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(decoder.hasPartialEvent());
+    }
+}

@@ -1,0 +1,81 @@
+package io.handoff.connector.openengine;
+
+import io.grpc.Status;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Leg;
+import io.handoff.openengine.v1.EngineError;
+import io.handoff.openengine.v1.ErrorCode;
+import java.net.ConnectException;
+
+/**
+ * Turns what an engine said into the SPI's failure. An EngineError keeps its code and retryable flag (the engine
+ * knows best). A non-OK gRPC status is mapped by code; its retryable flag is conservative on a decode leg, because
+ * a decode that reached the engine may already have pulled (and so consumed) the parked KV.
+ */
+final class Failures {
+    private Failures() {
+    }
+
+    static EngineException fromEngineError(EngineError e, String endpoint) {
+        return new EngineException(e.getCode(), e.getRetryable(), true,
+            endpoint + ": " + e.getCode() + ": " + e.getMessage());
+    }
+
+    /** A protocol breach by the engine: the stream cannot be trusted, and retrying the same engine will not help. */
+    static EngineException ruleBroken(String endpoint, String rule) {
+        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+            endpoint + " broke the openengine.v1 event rules: " + rule);
+    }
+
+    /**
+     * @param anyEvent whether the stream had delivered an event: a status after events is a transport failure of an
+     *                 accepted request, never a refusal
+     */
+    static EngineException fromThrowable(Throwable t, Leg leg, boolean anyEvent, String endpoint) {
+        if (t instanceof EngineException ee) {
+            return ee;
+        }
+        Status s = Status.fromThrowable(t);
+        boolean sent = !neverConnected(t);
+        String msg = endpoint + ": " + s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription());
+        if (!sent) {
+            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false, msg + " (not reached)", t);
+        }
+        boolean refusedBeforeAcceptance = !anyEvent;
+        switch (s.getCode()) {
+            case INVALID_ARGUMENT:
+            case OUT_OF_RANGE:
+                return new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true, msg, t);
+            case NOT_FOUND:
+                // the only NOT_FOUND upstream gives a Generate before acceptance is an unknown model
+                return new EngineException(ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, msg, t);
+            case ALREADY_EXISTS:
+                return new EngineException(ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, true, msg, t);
+            case FAILED_PRECONDITION:
+                return new EngineException(ErrorCode.ERROR_CODE_ROLE_MISMATCH, false, true, msg, t);
+            case UNIMPLEMENTED:
+                return new EngineException(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, false, true, msg, t);
+            case RESOURCE_EXHAUSTED:
+                return new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, refusedBeforeAcceptance, true, msg, t);
+            case CANCELLED:
+                return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true, msg, t);
+            case DEADLINE_EXCEEDED:
+                return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, leg == Leg.PREFILL, true,
+                    msg + " (leg deadline)", t);
+            case UNAVAILABLE:
+                return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, leg == Leg.PREFILL, true, msg, t);
+            default:
+                return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, msg, t);
+        }
+    }
+
+    /** A refused TCP connection: nothing reached the engine. */
+    private static boolean neverConnected(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ConnectException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,210 @@
+package io.handoff.connector.openengine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import io.handoff.connector.spi.ConnectorCapabilities;
+import io.handoff.connector.spi.ConnectorConfig;
+import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.openengine.v1.GenerateRequest;
+import io.handoff.openengine.v1.GenerateResponse;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks mappings/openengine.mapping.json against what the connector declares and sends: every native field set on
+ * the client's request arrives unchanged on both legs, refused ones are refused with nothing sent, gateway-owned ones
+ * never reach an engine, and the document covers every field of GenerateRequest.
+ */
+class MappingDocumentTest {
+    private static final Path MAPPING = Path.of("..", "..", "mappings", "openengine.mapping.json");
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private JsonNode mapping;
+    private RecordingEngine prefillEngine;
+    private RecordingEngine decodeEngine;
+    private EngineConnector connector;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        mapping = new ObjectMapper().readTree(Files.readString(MAPPING));
+        prefillEngine = new RecordingEngine();
+        decodeEngine = new RecordingEngine();
+        ConnectorConfig cfg = new ConnectorConfig("route-1", "route-model", List.of(prefillEngine.endpoint("p")),
+            List.of(decodeEngine.endpoint("d")), Map.of("max-outputs", "2"));
+        connector = new OpenEngineConnectorService().create(cfg, new io.handoff.connector.spi.ConnectorContext() {
+            @Override
+            public io.vertx.core.Vertx vertx() {
+                return null; // this connector brings its own gRPC event loops
+            }
+
+            @Override
+            public Clock clock() {
+                return Clock.systemUTC();
+            }
+        });
+    }
+
+    @AfterEach
+    void tearDown() {
+        connector.close();
+        prefillEngine.close();
+        decodeEngine.close();
+    }
+
+    private List<JsonNode> fields(String disposition) {
+        List<JsonNode> out = new ArrayList<>();
+        mapping.path("fields").forEach(f -> {
+            if (disposition.equals(f.path("disposition").asText())) {
+                out.add(f);
+            }
+        });
+        return out;
+    }
+
+    private static GenerateRequest withSample(JsonNode field) throws InvalidProtocolBufferException {
+        GenerateRequest.Builder b = GenerateRequest.newBuilder();
+        JsonFormat.parser().merge(field.path("sample").toString(), b);
+        if (b.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET) {
+            b.setPrompt("base prompt");
+        }
+        return b.build();
+    }
+
+    /** A field's presence and value at a mapping path, comparable across two requests. */
+    static List<Object> at(GenerateRequest r, String path) {
+        String[] parts = path.split("\\.");
+        Message owner = r;
+        FieldDescriptor f = GenerateRequest.getDescriptor().findFieldByName(parts[0]);
+        if (parts.length == 2) {
+            owner = (Message) r.getField(f);
+            f = owner.getDescriptorForType().findFieldByName(parts[1]);
+        }
+        boolean present = f.isRepeated() ? owner.getRepeatedFieldCount(f) > 0 : owner.hasField(f);
+        return List.of(present, owner.getField(f));
+    }
+
+    private Handoff plan(String id, GenerateRequest r) {
+        return connector.plan(id, ScheduleStyle.CONTEXT_FIRST, r, prefillEngine.endpoint("p"),
+            decodeEngine.endpoint("d"));
+    }
+
+    private List<GenerateResponse> runBothLegs(String id, GenerateRequest r) {
+        PrefillResult.Ready ready = (PrefillResult.Ready) connector.prefill(plan(id, r)).await().atMost(WAIT);
+        return connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+    }
+
+    @Test
+    void everyNativeFieldArrivesUnchangedOnBothLegs() throws Exception {
+        List<JsonNode> natives = fields("native");
+        assertFalse(natives.isEmpty());
+        for (JsonNode field : natives) {
+            String path = field.path("path").asText();
+            GenerateRequest client = withSample(field);
+            String id = client.getRequestId().isEmpty() ? "req-" + path : client.getRequestId();
+            int before = prefillEngine.generates.size();
+            runBothLegs(id, client);
+            GenerateRequest onPrefill = prefillEngine.generates.get(before);
+            GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
+            assertEquals(at(client, path).get(0), true, path + ": the sample must set the field");
+            assertEquals(at(client, path), at(onPrefill, path), path + " on the prefill leg");
+            assertEquals(at(client, path), at(onDecode, path), path + " on the decode leg");
+        }
+    }
+
+    @Test
+    void theDecodeCarriesExactlyTheRefTheProducerMintedAndThePrefillNone() {
+        runBothLegs("r", GenerateRequest.newBuilder().setPrompt("p").build());
+        assertFalse(prefillEngine.generates.get(0).hasKv());
+        assertEquals(prefillEngine.minted, decodeEngine.generates.get(0).getKv().getSession());
+        assertEquals("route-model", prefillEngine.generates.get(0).getModel(), "no model: the route's model");
+        assertEquals("r", decodeEngine.generates.get(0).getRequestId());
+    }
+
+    @Test
+    void refusedFieldsAreRefusedBeforeAnythingIsSent() throws Exception {
+        List<JsonNode> refused = new ArrayList<>(fields("refused"));
+        fields("gateway-owned").stream().filter(f -> f.path("refused").asBoolean()).forEach(refused::add);
+        assertFalse(refused.isEmpty());
+        for (JsonNode field : refused) {
+            GenerateRequest client = withSample(field);
+            EngineException e = assertThrows(EngineException.class, () -> plan("r", client),
+                field.path("path").asText());
+            assertFalse(e.sentToEngine());
+        }
+        assertTrue(prefillEngine.generates.isEmpty() && decodeEngine.generates.isEmpty());
+    }
+
+    @Test
+    void gatewayOwnedAdditionsAreConsumedAndNeverSent() throws Exception {
+        for (JsonNode field : fields("gateway-owned")) {
+            if (field.path("refused").asBoolean()) {
+                continue;
+            }
+            String path = field.path("path").asText();
+            runBothLegs("r-" + path, withSample(field));
+            GenerateRequest onPrefill = prefillEngine.generates.get(prefillEngine.generates.size() - 1);
+            GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
+            assertEquals(false, at(onPrefill, path).get(0), path);
+            assertEquals(false, at(onDecode, path).get(0), path);
+        }
+    }
+
+    @Test
+    void theDocumentCoversEveryFieldAndMatchesTheCapabilities() {
+        Set<String> documented = new TreeSet<>();
+        Set<String> nativePaths = new TreeSet<>();
+        mapping.path("fields").forEach(f -> {
+            documented.add(f.path("path").asText());
+            if ("native".equals(f.path("disposition").asText())) {
+                nativePaths.add(f.path("path").asText());
+            }
+        });
+        assertEquals(RequestFields.allPaths(), documented, "a GenerateRequest field is missing from the mapping");
+        ConnectorCapabilities caps = connector.capabilities();
+        assertEquals(nativePaths, caps.requestFields());
+        Set<ScheduleStyle> nativeStyles = new TreeSet<>();
+        mapping.path("styles").fields().forEachRemaining(e -> {
+            if ("native".equals(e.getValue().asText())) {
+                nativeStyles.add(ScheduleStyle.fromConfigName(e.getKey()));
+            }
+        });
+        assertEquals(nativeStyles, new TreeSet<>(caps.nativeStyles()));
+        assertEquals(mapping.path("capabilities").path("abortMode").asText(), caps.abortMode().name());
+        assertEquals(mapping.path("capabilities").path("localPrefill").asBoolean(), caps.localPrefill());
+        assertEquals(mapping.path("capabilities").path("decodeRenewsHold").asBoolean(), caps.decodeRenewsHold());
+    }
+
+    @Test
+    void abortIsControlAbortByRequestIdOnTheLegsEndpoint() {
+        Handoff h = plan("abort-me", GenerateRequest.newBuilder().setPrompt("p").build());
+        connector.abort(h, Leg.PREFILL).await().atMost(WAIT);
+        connector.abort(h, Leg.DECODE).await().atMost(WAIT);
+        assertEquals("abort-me", prefillEngine.aborts.get(0).getRequestId());
+        assertEquals("abort-me", decodeEngine.aborts.get(0).getRequestId());
+        assertTrue(prefillEngine.generates.isEmpty());
+    }
+}

@@ -1,0 +1,159 @@
+package io.handoff.connector.vllm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.openai.completion.CompletionStreams;
+import io.handoff.connector.openai.http.EngineHttpClient;
+import io.handoff.connector.spi.ConnectorCapabilities;
+import io.handoff.connector.spi.ConnectorConfig;
+import io.handoff.connector.spi.ConnectorContext;
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.GenerateRequest;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The vLLM connector of one route. Both legs go to {@code /v1/completions} with the same {@code X-Request-Id}
+ * (vLLM mints its own internal ids from it; nothing is minted here). See the package documentation and
+ * {@code mappings/vllm.md}.
+ */
+final class VllmEngineConnector implements EngineConnector {
+
+    static final String PATH = "/v1/completions";
+    static final String REQUEST_ID_HEADER = "X-Request-Id";
+
+    private final ConnectorConfig config;
+    private final VllmSettings settings;
+    private final ConnectorCapabilities capabilities;
+    private final Clock clock;
+    private final EngineHttpClient http;
+    private final VllmBodies bodies;
+    private final VllmProbe probe;
+
+    VllmEngineConnector(ConnectorConfig config, VllmSettings settings, ConnectorContext context) {
+        this.config = config;
+        this.settings = settings;
+        this.capabilities = VllmCapabilities.of(settings);
+        this.clock = context.clock();
+        this.http = new EngineHttpClient(context.vertx(), settings.client());
+        this.bodies = new VllmBodies(config.model());
+        this.probe = new VllmProbe(http, settings.probeTimeout(), config.model());
+    }
+
+    @Override
+    public ConnectorCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
+            Endpoint decode) {
+        Objects.requireNonNull(prefill, "prefill endpoint");
+        Objects.requireNonNull(decode, "decode endpoint");
+        if (style != ScheduleStyle.CONTEXT_FIRST) {
+            throw EngineException.unsupported("vllm (NixlConnector pull) supports context-first only, not "
+                    + style.configName() + ": the decode needs the producer's kv_transfer_params");
+        }
+        VllmFields.check(request, true);
+        bodies.prefill(request); // surfaces any remaining refusal of the body builder now, before anything is sent
+        return new Handoff(requestId, style, request, prefill, decode, Map.of("x_request_id", requestId), null);
+    }
+
+    @Override
+    public Uni<PrefillResult> prefill(Handoff handoff) {
+        return Uni.createFrom().deferred(() -> {
+            JsonNode body = bodies.prefill(handoff.request());
+            Instant sentAt = clock.instant();
+            return http.postJson(handoff.prefill().uri(), PATH, headers(handoff.requestId()), body)
+                    .map(answer -> PrefillAnswer.read(answer, handoff, settings, sentAt, clock.instant()));
+        });
+    }
+
+    @Override
+    public Multi<GenerateResponse> decode(Handoff handoff) {
+        return Multi.createFrom().deferred(() -> {
+            JsonNode params = KvTransferParams.forDecode(handoff.transferData());
+            Instant deadline = KvTransferParams.decodeDeadline(handoff.transferData());
+            if (deadline != null && clock.instant().isAfter(deadline)) {
+                // the producer may have freed the blocks; vLLM would decode from them anyway and answer 200
+                throw new EngineException(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, false,
+                        "the producer's hold on " + handoff.prefill().name() + " may have ended (decode deadline "
+                                + deadline + "); not sending a decode that could read freed KV");
+            }
+            JsonNode body = bodies.decode(handoff.request(), params);
+            return CompletionStreams.events(
+                    http.postSse(handoff.decode().uri(), PATH, headers(handoff.requestId()), body),
+                    handoff.requestId())
+                    .onFailure(EngineException.class).transform(VllmEngineConnector::afterParamsSent);
+        });
+    }
+
+    /**
+     * Once a consumer received the parameters it may have read the blocks or told the producer to free them (an
+     * abort or a rejection notifies the producer), so the same parameters must never be sent again: nothing that
+     * reached the consumer is retryable.
+     */
+    private static Throwable afterParamsSent(Throwable failure) {
+        EngineException e = (EngineException) failure;
+        if (!e.sentToEngine() || !e.retryable()) {
+            return e;
+        }
+        return new EngineException(e.code(), false, true, e.getMessage()
+                + " (not retryable: the consumer had the producer's kv_transfer_params)", e);
+    }
+
+    @Override
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+        return Multi.createFrom().deferred(() -> {
+            VllmFields.check(request, false);
+            JsonNode body = bodies.local(request);
+            return CompletionStreams.events(http.postSse(decode.uri(), PATH, headers(requestId), body), requestId);
+        });
+    }
+
+    /** vLLM has no public abort endpoint: the gateway's cancellation closes the leg's connection, which aborts it. */
+    @Override
+    public Uni<Void> abort(Handoff handoff, Leg leg) {
+        return Uni.createFrom().voidItem();
+    }
+
+    /** vLLM cannot free parked KV early: the producer keeps it until a consumer reads it or its timer ends. */
+    @Override
+    public Uni<DischargeResult> discharge(HeldKv held) {
+        return Uni.createFrom().item(DischargeResult.engineHoldsUntil(held.heldUntil()));
+    }
+
+    @Override
+    public Uni<EndpointStatus> probe(Endpoint endpoint) {
+        return probe.probe(endpoint);
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+
+    private static Map<String, String> headers(String requestId) {
+        return Map.of(REQUEST_ID_HEADER, requestId);
+    }
+
+    @Override
+    public String toString() {
+        return "vllm connector for route " + config.route();
+    }
+}

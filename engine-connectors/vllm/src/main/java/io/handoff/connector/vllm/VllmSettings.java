@@ -1,0 +1,101 @@
+package io.handoff.connector.vllm;
+
+import io.handoff.connector.openai.http.ClientSettings;
+import io.handoff.connector.spi.ConnectorConfig;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A route's vLLM options, validated. {@code hold-mode} is required: the producer's hold cannot be observed through
+ * vLLM's HTTP API, and guessing wrong either hides a leak (assuming 30 s on a 480 s build) or sends decodes to blocks
+ * that are already freed (assuming 480 s on a lease build), which vLLM answers with wrong output.
+ *
+ * <ul>
+ * <li>{@code hold-mode}: {@code fixed} or {@code lease}</li>
+ * <li>{@code hold-seconds}: the producers' {@code VLLM_NIXL_ABORT_REQUEST_TIMEOUT} (fixed; default 480)</li>
+ * <li>{@code lease-seconds}: the producers' {@code kv_lease_duration} (lease; default 30)</li>
+ * <li>{@code decode-margin-ms}: how long before the hold may end a decode is no longer sent (default 2000)</li>
+ * <li>{@code connect-timeout-ms} (default 5000), {@code idle-timeout-seconds} (default 300: longest silence on a
+ * leg), {@code probe-timeout-ms} (default 5000)</li>
+ * </ul>
+ */
+public record VllmSettings(HoldMode holdMode, Duration hold, Duration decodeMargin, ClientSettings client,
+        Duration probeTimeout) {
+
+    private static final Set<String> KNOWN = Set.of("hold-mode", "hold-seconds", "lease-seconds", "decode-margin-ms",
+            "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms");
+
+    public static VllmSettings from(ConnectorConfig config) {
+        Map<String, String> options = config.options();
+        for (String name : options.keySet()) {
+            if (!KNOWN.contains(name)) {
+                throw new IllegalArgumentException("route " + config.route() + ": unknown vllm option '" + name
+                        + "' (known: " + String.join(", ", new java.util.TreeSet<>(KNOWN)) + ")");
+            }
+        }
+        String mode = options.get("hold-mode");
+        if (mode == null) {
+            throw new IllegalArgumentException("route " + config.route() + ": hold-mode is required (fixed for vLLM"
+                    + " builds with VLLM_NIXL_ABORT_REQUEST_TIMEOUT, lease for builds with kv_lease_duration)");
+        }
+        HoldMode holdMode;
+        try {
+            holdMode = HoldMode.valueOf(mode.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("route " + config.route() + ": hold-mode must be fixed or lease, not '"
+                    + mode + "'");
+        }
+        String other = holdMode == HoldMode.FIXED ? "lease-seconds" : "hold-seconds";
+        if (options.containsKey(other)) {
+            throw new IllegalArgumentException("route " + config.route() + ": " + other + " does not apply to hold-mode="
+                    + mode);
+        }
+        Duration hold = holdMode == HoldMode.FIXED
+                ? Duration.ofSeconds(positive(config, "hold-seconds", 480))
+                : Duration.ofSeconds(positive(config, "lease-seconds", 30));
+        ClientSettings client = new ClientSettings(
+                Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)),
+                Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)),
+                1024);
+        return new VllmSettings(holdMode, hold, Duration.ofMillis(nonNegative(config, "decode-margin-ms", 2000)),
+                client, Duration.ofMillis(positive(config, "probe-timeout-ms", 5000)));
+    }
+
+    /**
+     * The part of the hold a decode must not start in. With leases the consumer renews only from its first heartbeat,
+     * which comes one heartbeat period (a sixth of the lease) after it received the request; a decode that arrives
+     * later than lease minus that period finds the blocks gone.
+     */
+    public Duration unsafeTail() {
+        Duration heartbeat = holdMode == HoldMode.LEASE ? hold.dividedBy(6) : Duration.ZERO;
+        return heartbeat.plus(decodeMargin);
+    }
+
+    private static long positive(ConnectorConfig config, String name, long fallback) {
+        long value = nonNegative(config, name, fallback);
+        if (value == 0) {
+            throw new IllegalArgumentException("route " + config.route() + ": " + name + " must be above 0");
+        }
+        return value;
+    }
+
+    private static long nonNegative(ConnectorConfig config, String name, long fallback) {
+        String raw = config.options().get(name);
+        if (raw == null) {
+            return fallback;
+        }
+        try {
+            long value = Long.parseLong(raw.trim());
+            if (value < 0) {
+                throw new NumberFormatException();
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("route " + config.route() + ": " + name
+                    + " must be a whole number >= 0, not '" + raw + "'");
+        }
+    }
+}

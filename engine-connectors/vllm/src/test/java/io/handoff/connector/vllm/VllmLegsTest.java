@@ -1,0 +1,243 @@
+package io.handoff.connector.vllm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateRequest;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.SamplingParams;
+import io.handoff.openengine.v1.StoppingOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Both legs of a context-first handoff against WireMock producers and consumers: exact wire shapes and outcomes. */
+class VllmLegsTest {
+
+    static final Duration WAIT = Duration.ofSeconds(10);
+    static final GenerateRequest REQUEST = GenerateRequest.newBuilder().setPrompt("the quick brown fox")
+            .setSampling(SamplingParams.newBuilder().setTemperature(0))
+            .setStopping(StoppingOptions.newBuilder().setMaxTokens(16).setMinTokens(4)).build();
+
+    private WireMockRig rig;
+
+    @BeforeEach
+    void start() {
+        rig = WireMockRig.fixedHold();
+    }
+
+    @AfterEach
+    void stop() {
+        rig.close();
+    }
+
+    private Handoff plan(GenerateRequest request) {
+        return rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
+    }
+
+    private PrefillResult prefill(GenerateRequest request) {
+        return rig.connector.prefill(plan(request)).await().atMost(WAIT);
+    }
+
+    @Test
+    void contextFirstSendsTheDocumentedBodiesAndHeaders() {
+        rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS);
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
+        List<GenerateResponse> events = rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+
+        var p = WireMockRig.requests(rig.producer);
+        assertEquals(1, p.size());
+        assertEquals("r1", p.get(0).getRequest().getHeader("X-Request-Id"));
+        assertEquivalent(Json.parse("""
+                {"model":"m","prompt":"the quick brown fox","temperature":0.0,"max_tokens":1,"min_tokens":1,
+                 "return_token_ids":true,"stream":false,
+                 "kv_transfer_params":{"do_remote_decode":true,"do_remote_prefill":false,"remote_engine_id":null,
+                   "remote_block_ids":null,"remote_host":null,"remote_port":null}}"""),
+                Json.parse(p.get(0).getRequest().getBodyAsString()));
+
+        var d = WireMockRig.requests(rig.consumer);
+        assertEquals(1, d.size());
+        assertEquals("r1", d.get(0).getRequest().getHeader("X-Request-Id"));
+        JsonNode expectedParams = Json.parse(WireMockRig.PRODUCER_PARAMS);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) expectedParams).put("remote_host", "127.0.0.1");
+        JsonNode decodeBody = Json.parse(d.get(0).getRequest().getBodyAsString());
+        assertEquivalent(Json.parse("""
+                {"model":"m","prompt":"the quick brown fox","temperature":0.0,"max_tokens":16,"min_tokens":4,
+                 "return_token_ids":true,"stream":true,"stream_options":{"include_usage":true}}""")
+                .deepCopy().<com.fasterxml.jackson.databind.node.ObjectNode>require()
+                .set("kv_transfer_params", expectedParams), decodeBody);
+        // integers above 2^53 reach the consumer digit for digit
+        assertTrue(d.get(0).getRequest().getBodyAsString().contains("[[9007199254740993,58]]"));
+
+        assertEquals(3, events.size());
+        assertEquals(" quick", events.get(0).getToken().getText());
+        assertEquals(2068, events.get(0).getToken().getTokens(0).getTokenId());
+        assertEquals(0, events.get(0).getToken().getOutputIndex());
+        assertEquals(" fox", events.get(1).getToken().getText());
+        assertEquals(FinishReason.FINISH_REASON_LENGTH, events.get(2).getFinished().getReason());
+        assertEquals(6, events.get(2).getUsage().getTotalTokens());
+        assertFalse(events.get(0).hasUsage() || events.get(1).hasUsage());
+        events.forEach(e -> assertEquals("r1", e.getRequestId()));
+    }
+
+    @Test
+    void theParkedPrefillIsRecordedAsHeldUntilTheEnginesTimer() {
+        rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS);
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
+        HeldKv held = ready.held().get(0);
+        assertEquals("prefill@prefill-0", held.id());
+        assertEquals(rig.prefill, held.endpoint());
+        assertEquals(WireMockRig.START.plusSeconds(480), held.heldUntil());
+        assertFalse(held.releasable());
+        assertEquals("cmpl-r1-abcd1234", held.handle().get("remote_request_id"));
+        assertEquals("eng-1", held.handle().get("remote_engine_id"));
+        assertEquals(Map.of("x_request_id", "r1"), ready.handoff().nativeIds());
+
+        DischargeResult discharged = rig.connector.discharge(held).await().atMost(WAIT);
+        assertEquals(DischargeResult.Outcome.ENGINE_HOLDS, discharged.outcome());
+        assertEquals(held.heldUntil(), discharged.heldUntil());
+        rig.connector.abort(ready.handoff(), Leg.DECODE).await().atMost(WAIT);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"localhost,127.0.0.1", "127.0.0.2,127.0.0.1", "::1,127.0.0.1", "10.1.2.3,10.1.2.3",
+        "p0.pool.svc,p0.pool.svc"})
+    void aLoopbackSideChannelHostBecomesTheProducersHost(String reported, String sent) {
+        rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS.replace("\"localhost\"", "\"" + reported + "\""));
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
+        rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+        assertEquals(sent, WireMockRig.bodies(rig.consumer).get(0).path("kv_transfer_params").path("remote_host")
+                .asText());
+    }
+
+    @Test
+    void noParamsAfterAStopOnTheFirstTokenIsTheWholeAnswer() {
+        rig.producerAnswers("stop", "null");
+        PrefillResult.Finished finished = assertInstanceOf(PrefillResult.Finished.class,
+                prefill(GenerateRequest.newBuilder().setPrompt("hi").build()));
+        assertEquals(List.of(), finished.held());
+        assertEquals(" The", finished.events().get(0).getToken().getText());
+        GenerateResponse last = finished.events().get(finished.events().size() - 1);
+        assertEquals(FinishReason.FINISH_REASON_STOP, last.getFinished().getReason());
+        assertEquals(5, last.getUsage().getTotalTokens());
+        assertEquals(0, rig.consumer.getAllServeEvents().size());
+    }
+
+    @Test
+    void noParamsAfterLengthMeansTheProducerDidNotPark() {
+        rig.producerAnswers("length", "null");
+        EngineException e = assertThrows(EngineException.class, () -> prefill(REQUEST));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+        assertTrue(e.sentToEngine());
+        assertFalse(e.retryable());
+    }
+
+    @Test
+    void aStopTheClientsMinTokensForbidsIsNotAnAnswer() {
+        // min_tokens is capped at 1 on the prefill leg, so the producer may stop where the client's request would not
+        rig.producerAnswers("stop", "null");
+        EngineException e = assertThrows(EngineException.class, () -> prefill(REQUEST));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+    }
+
+    @Test
+    void paramsWithoutARequiredKeyAreRefusedBeforeTheConsumerSilentlyPrefills() {
+        rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS.replace("\"remote_request_id\":\"cmpl-r1-abcd1234\",",
+                ""));
+        EngineException e = assertThrows(EngineException.class, () -> prefill(REQUEST));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+        assertTrue(e.getMessage().contains("remote_request_id"));
+    }
+
+    @Test
+    void parkedAfterAStopStillDecodesSoTheConsumerFreesTheBlocks() {
+        rig.producerAnswers("stop", WireMockRig.PRODUCER_PARAMS);
+        assertInstanceOf(PrefillResult.Ready.class, prefill(GenerateRequest.newBuilder().setPrompt("hi").build()));
+    }
+
+    @Test
+    void aDecodeIsNotSentOnceTheHoldMayHaveEnded() {
+        rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS);
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
+        rig.clock.advance(Duration.ofSeconds(478).plusMillis(1)); // 480 s hold minus the 2 s margin
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, e.code());
+        assertFalse(e.sentToEngine());
+        assertEquals(0, rig.consumer.getAllServeEvents().size());
+    }
+
+    @Test
+    void leaseBuildsStopDecodesOneHeartbeatPeriodEarlier() {
+        try (WireMockRig lease = new WireMockRig(Map.of("hold-mode", "lease", "lease-seconds", "30"))) {
+            lease.producerAnswers("length", WireMockRig.PRODUCER_PARAMS);
+            lease.consumerStreams(WireMockRig.DECODE_STREAM);
+            Handoff handoff = lease.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, REQUEST, lease.prefill,
+                    lease.decode);
+            PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
+                    lease.connector.prefill(handoff).await().atMost(WAIT));
+            assertEquals(WireMockRig.START.plusSeconds(30), ready.held().get(0).heldUntil());
+            lease.clock.advance(Duration.ofSeconds(22)); // 30 s - 5 s heartbeat period - 2 s margin = 23 s
+            assertEquals(3, lease.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT).size());
+            lease.clock.advance(Duration.ofSeconds(2));
+            assertThrows(EngineException.class,
+                    () -> lease.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT));
+            assertEquals(1, lease.consumer.getAllServeEvents().size());
+        }
+    }
+
+    @Test
+    void onlyContextFirstIsPlannedAndNothingIsSentOtherwise() {
+        for (ScheduleStyle style : List.of(ScheduleStyle.GENERATION_FIRST, ScheduleStyle.CONCURRENT)) {
+            EngineException e = assertThrows(EngineException.class,
+                    () -> rig.connector.plan("r1", style, REQUEST, rig.prefill, rig.decode));
+            assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
+        }
+        assertEquals(0, rig.sent());
+    }
+
+    @Test
+    void aLocalDecodeIsThePlainStreamedRequest() {
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        GenerateRequest twoOutputs = REQUEST.toBuilder()
+                .setSampling(SamplingParams.newBuilder().setNumSequences(2)).build();
+        List<GenerateResponse> events = rig.connector.decodeLocally("r2", twoOutputs, rig.decode).collect().asList()
+                .await().atMost(WAIT);
+        assertEquals(3, events.size());
+        var d = WireMockRig.requests(rig.consumer).get(0);
+        assertEquals("r2", d.getRequest().getHeader("X-Request-Id"));
+        assertEquivalent(Json.parse("""
+                {"model":"m","prompt":"the quick brown fox","n":2,"max_tokens":16,"min_tokens":4,
+                 "return_token_ids":true,"stream":true,"stream_options":{"include_usage":true}}"""),
+                Json.parse(d.getRequest().getBodyAsString()));
+        assertEquals(0, rig.producer.getAllServeEvents().size());
+    }
+
+    static void assertEquivalent(JsonNode expected, JsonNode actual) {
+        assertTrue(Json.equivalent(expected, actual), "expected " + expected + "\n but was " + actual);
+    }
+}
