@@ -1,0 +1,98 @@
+package io.handoff.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Command-line options of {@link SessionLifecycleBenchmark}. */
+record Options(String target, String redis, Duration seconds, Duration warmup, Duration latency, int concurrency,
+        int channels, Path transitionScript, Path createScript, Duration rpcDeadline, Map<String, Long> watch) {
+
+    static final String USAGE = String.join("\n",
+            "usage: java -jar handoff-benchmarks.jar [options]",
+            "  --target HOST:PORT        gateway gRPC address (plaintext HTTP/2)      [127.0.0.1:8080]",
+            "  --redis URL               Redis the gateway uses, for the bare script   [redis://127.0.0.1:6379]",
+            "  --seconds N               measured throughput phase (phase B)           [20]",
+            "  --warmup-seconds N        unrecorded load before phase B (runs first)   [5]",
+            "  --latency-seconds N       one-in-flight latency phase (phase A)         [5]",
+            "  --concurrency N           lifecycles in flight in phase B               [64]",
+            "  --channels N              gRPC connections phase B spreads over         [2]",
+            "  --script PATH             transition.lua to time                        "
+                    + "[gateway/src/main/resources/redis/transition.lua]",
+            "  --create-script PATH      create.lua that makes the sessions to move    [create.lua beside --script]",
+            "  --watch NAME=PID          also report CPU use of this process in phase B (repeatable, Linux)");
+
+    static Options parse(String[] args) {
+        String target = "127.0.0.1:8080";
+        String redis = "redis://127.0.0.1:6379";
+        double seconds = 20;
+        double warmup = 5;
+        double latency = 5;
+        int concurrency = 64;
+        int channels = 2;
+        Path script = Path.of("gateway/src/main/resources/redis/transition.lua");
+        Path create = null;
+        Map<String, Long> watch = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            String value;
+            int eq = a.indexOf('=');
+            if (a.startsWith("--") && eq > 0) {
+                value = a.substring(eq + 1);
+                a = a.substring(0, eq);
+            } else {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("missing value for " + a + "\n" + USAGE);
+                }
+                value = args[++i];
+            }
+            switch (a) {
+                case "--target" -> target = value;
+                case "--redis" -> redis = value;
+                case "--seconds" -> seconds = positive(a, Double.parseDouble(value));
+                case "--warmup-seconds" -> warmup = nonNegative(a, Double.parseDouble(value));
+                case "--latency-seconds" -> latency = positive(a, Double.parseDouble(value));
+                case "--concurrency" -> concurrency = (int) positive(a, Integer.parseInt(value));
+                case "--channels" -> channels = (int) positive(a, Integer.parseInt(value));
+                case "--script" -> script = Path.of(value);
+                case "--create-script" -> create = Path.of(value);
+                case "--watch" -> {
+                    int at = value.indexOf('=');
+                    if (at <= 0) {
+                        throw new IllegalArgumentException("--watch takes NAME=PID, was " + value);
+                    }
+                    watch.put(value.substring(0, at), Long.parseLong(value.substring(at + 1)));
+                }
+                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
+            }
+        }
+        if (create == null) {
+            Path dir = script.toAbsolutePath().getParent();
+            create = dir.resolve("create.lua");
+        }
+        return new Options(target, redis, secondsOf(seconds), secondsOf(warmup), secondsOf(latency), concurrency,
+                channels, script, create, Duration.ofSeconds(10), watch);
+    }
+
+    private static double positive(String option, double value) {
+        if (!(value > 0)) {
+            throw new IllegalArgumentException(option + " must be positive");
+        }
+        return value;
+    }
+
+    private static double nonNegative(String option, double value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(option + " must not be negative");
+        }
+        return value;
+    }
+
+    private static Duration secondsOf(double seconds) {
+        return Duration.ofNanos((long) (seconds * 1e9));
+    }
+}
