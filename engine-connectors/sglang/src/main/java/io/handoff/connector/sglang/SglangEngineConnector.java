@@ -1,0 +1,318 @@
+package io.handoff.connector.sglang;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.completion.CompletionStreams;
+import io.handoff.connector.openai.http.EngineHttpClient;
+import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.spi.ConnectorCapabilities;
+import io.handoff.connector.spi.ConnectorConfig;
+import io.handoff.connector.spi.ConnectorContext;
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.GenerateRequest;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The SGLang connector of one route. See the package documentation and {@code mappings/sglang.md}.
+ *
+ * <p>Holds: the producer pins the prompt's KV from arrival until its decode took it or
+ * {@code SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT}; the consumer pins preallocated KV until the transfer arrived or
+ * {@code SGLANG_DISAGGREGATION_WAITING_TIMEOUT}. A prefill that answered has freed its KV (the answer comes after
+ * the transfer), so Ready carries no hold. A leg that fails reports what both engines may still hold, both
+ * releasable through {@code /abort_request}.
+ */
+final class SglangEngineConnector implements EngineConnector {
+
+    static final String PATH = "/v1/completions";
+    static final String ABORT_PATH = "/abort_request";
+    static final String PREFILL_RESOURCE = "prefill-bootstrap-kv";
+    static final String DECODE_RESOURCE = "decode-preallocated-kv";
+
+    private final ConnectorConfig config;
+    private final SglangSettings settings;
+    private final ConnectorCapabilities capabilities;
+    private final Clock clock;
+    private final EngineHttpClient http;
+    private final SglangBodies bodies;
+    private final SglangProbe probe;
+    private final Rooms rooms;
+    /** Legs running in this process, by rid: abort() cancels their exchange as well as calling the engine. */
+    private final Map<String, Runnable> running = new ConcurrentHashMap<>();
+
+    SglangEngineConnector(ConnectorConfig config, SglangSettings settings, ConnectorContext context) {
+        this(config, settings, context, Rooms.secure(context.clock(), settings.roomRetention()));
+    }
+
+    SglangEngineConnector(ConnectorConfig config, SglangSettings settings, ConnectorContext context, Rooms rooms) {
+        this.config = config;
+        this.settings = settings;
+        this.capabilities = SglangCapabilities.of(settings);
+        this.clock = context.clock();
+        this.http = new EngineHttpClient(context.vertx(), settings.client());
+        this.bodies = new SglangBodies(config.model());
+        this.probe = new SglangProbe(http, settings.probeTimeout());
+        this.rooms = rooms;
+    }
+
+    @Override
+    public ConnectorCapabilities capabilities() {
+        return capabilities;
+    }
+
+    Rooms rooms() {
+        return rooms;
+    }
+
+    @Override
+    public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
+            Endpoint decode) {
+        Objects.requireNonNull(prefill, "prefill endpoint");
+        Objects.requireNonNull(decode, "decode endpoint");
+        if (!capabilities.nativeStyles().contains(style)) {
+            throw EngineException.unsupported("sglang supports concurrent and generation-first, not "
+                    + style.configName() + ": a prefill answers only after its decode took the KV, so waiting for"
+                    + " it before sending the decode deadlocks");
+        }
+        SglangFields.check(request);
+        String host;
+        try {
+            host = settings.bootstrapHost(prefill);
+        } catch (IllegalArgumentException e) {
+            throw EngineException.invalid(e.getMessage());
+        }
+        SglangIds probeIds = new SglangIds(1, host, settings.bootstrapPort(prefill), "p", "d");
+        bodies.decode(request, probeIds); // surfaces any refusal of the body builder now, before a room is taken
+        long room = rooms.mint();
+        String stem = rooms.ridStem();
+        SglangIds ids = new SglangIds(room, host, settings.bootstrapPort(prefill), stem + "-p", stem + "-d");
+        return new Handoff(requestId, style, request, prefill, decode, ids.toMap(), null);
+    }
+
+    @Override
+    public Uni<PrefillResult> prefill(Handoff handoff) {
+        return Uni.createFrom().deferred(() -> {
+            SglangIds ids = SglangIds.of(handoff);
+            ObjectNode body = bodies.prefill(handoff.request(), ids);
+            Instant sentAt = clock.instant();
+            Uni<JsonNode> call = http.postJson(handoff.prefill().uri(), PATH, Map.of(), body);
+            return abortable(ids.prefillRid(), call)
+                    .map(answer -> prefillResult(answer, handoff, ids))
+                    .onFailure(EngineException.class)
+                    .transform(f -> afterFailure((EngineException) f, handoff, ids, Leg.PREFILL, sentAt))
+                    .onTermination().invoke(() -> rooms.legEnded(ids.room(), true));
+        });
+    }
+
+    private PrefillResult prefillResult(JsonNode answer, Handoff handoff, SglangIds ids) {
+        JsonNode choice = SglangChunks.normalize(answer, "prefill on " + handoff.prefill().name())
+                .path("choices").path(0);
+        String finish = choice.path("finish_reason").asText("");
+        if ("abort".equals(finish)) {
+            throw new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true, "the prefill on "
+                    + handoff.prefill().name() + " (rid " + ids.prefillRid() + ", bootstrap_room " + ids.room()
+                    + ") was aborted");
+        }
+        // the answer comes after the KV was written into the decode: the producer holds nothing any more
+        return new PrefillResult.Ready(handoff, List.of());
+    }
+
+    @Override
+    public Multi<GenerateResponse> decode(Handoff handoff) {
+        return Multi.createFrom().deferred(() -> {
+            SglangIds ids = SglangIds.of(handoff);
+            ObjectNode body = bodies.decode(handoff.request(), ids);
+            Instant sentAt = clock.instant();
+            String what = "decode on " + handoff.decode().name();
+            Multi<JsonNode> chunks = http.postSse(handoff.decode().uri(), PATH, Map.of(), body)
+                    .onItem().transform(c -> SglangChunks.normalize(c, what));
+            return abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
+                    .onFailure(EngineException.class)
+                    .transform(f -> afterFailure((EngineException) f, handoff, ids, Leg.DECODE, sentAt))
+                    .onTermination().invoke(() -> rooms.legEnded(ids.room(), false));
+        });
+    }
+
+    /** A PD-mode SGLang server refuses requests without a bootstrap room; a bypass needs a non-PD server. */
+    @Override
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+        return Multi.createFrom().failure(() -> EngineException.unsupported("sglang decode servers in PD mode do"
+                + " not prefill locally (a request without bootstrap_room gets 400)"));
+    }
+
+    /**
+     * Stops one leg: cancels its exchange in this process (if it runs here) and posts {@code /abort_request} with
+     * the leg's rid to its endpoint, which SGLang answers 200 whether or not it knew the rid. This is how the gateway
+     * cancels the twin of a failed leg: SGLang itself never tells the other side.
+     */
+    @Override
+    public Uni<Void> abort(Handoff handoff, Leg leg) {
+        return Uni.createFrom().deferred(() -> {
+            SglangIds ids = SglangIds.of(handoff);
+            String rid = ids.rid(leg);
+            Runnable local = running.get(rid);
+            if (local != null) {
+                local.run();
+            }
+            return abortRequest(leg == Leg.PREFILL ? handoff.prefill() : handoff.decode(), rid);
+        });
+    }
+
+    /** Frees what an engine holds for a rid through {@code /abort_request}: RELEASED once it answered, else RETRY. */
+    @Override
+    public Uni<DischargeResult> discharge(HeldKv held) {
+        return Uni.createFrom().deferred(() -> {
+            String rid = held.handle().get(SglangIds.RID);
+            if (rid == null || rid.length() < 32) {
+                return Uni.createFrom().item(DischargeResult.retry("the hold names no sglang rid: " + held.handle()));
+            }
+            return abortRequest(held.endpoint(), rid)
+                    .invoke(() -> {
+                        String room = held.handle().get(SglangIds.ROOM);
+                        if (room != null) {
+                            rooms.release(Long.parseLong(room));
+                        }
+                    })
+                    .replaceWith(DischargeResult.released())
+                    .onFailure().recoverWithItem(f -> DischargeResult.retry(f.getMessage()));
+        });
+    }
+
+    private Uni<Void> abortRequest(Endpoint endpoint, String rid) {
+        ObjectNode body = Json.object().put("rid", rid);
+        return http.postJson(endpoint.uri(), ABORT_PATH, Map.of(), body)
+                .onFailure(SglangEngineConnector::emptyOkAnswer).recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    /** SGLang answers /abort_request with 200 and no body, which the JSON client reads as a bad answer. */
+    private static boolean emptyOkAnswer(Throwable f) {
+        return f instanceof EngineException e && e.getCause() instanceof IllegalArgumentException
+                && e.getMessage() != null && e.getMessage().contains("bad answer");
+    }
+
+    @Override
+    public Uni<EndpointStatus> probe(Endpoint endpoint) {
+        return probe.probe(endpoint);
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+
+    // ------------------------------------------------------------------ failures and holds
+
+    private EngineException afterFailure(EngineException failure, Handoff handoff, SglangIds ids, Leg leg,
+            Instant sentAt) {
+        EngineException e = classify(failure);
+        List<HeldKv> held = new ArrayList<>();
+        // SGLang never tells the twin: it keeps its KV until its own timer unless the gateway aborts it
+        Leg twin = leg == Leg.PREFILL ? Leg.DECODE : Leg.PREFILL;
+        held.add(hold(handoff, ids, twin, clock.instant()));
+        if (e.sentToEngine()) {
+            held.add(hold(handoff, ids, leg, sentAt));
+        }
+        return e.withHeld(held);
+    }
+
+    /** Transfer and bootstrap failures that SGLang reports as a plain 500 are KV transfer failures. */
+    static EngineException classify(EngineException e) {
+        String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(Locale.ROOT);
+        if (e.code() == ErrorCode.ERROR_CODE_INTERNAL && (m.contains("kvpoll") || m.contains("transfer failed")
+                || m.contains("failed to get kvcache") || m.contains("bootstrap"))) {
+            return new EngineException(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, false, e.sentToEngine(),
+                    e.getMessage(), e);
+        }
+        return e;
+    }
+
+    HeldKv hold(Handoff handoff, SglangIds ids, Leg leg, Instant from) {
+        boolean prefill = leg == Leg.PREFILL;
+        Endpoint endpoint = prefill ? handoff.prefill() : handoff.decode();
+        Duration timer = prefill ? settings.bootstrapTimeout() : settings.waitingTimeout();
+        return new HeldKv((prefill ? "prefill@" : "decode@") + endpoint.name(), endpoint,
+                prefill ? PREFILL_RESOURCE : DECODE_RESOURCE,
+                Map.of(SglangIds.RID, ids.rid(leg), SglangIds.ROOM, Long.toString(ids.room()),
+                        SglangIds.LEG, leg.name().toLowerCase(Locale.ROOT)),
+                from.plus(timer), true);
+    }
+
+    // ------------------------------------------------------------------ local cancellation
+
+    private <T> Uni<T> abortable(String rid, Uni<T> call) {
+        return Uni.createFrom().emitter(em -> {
+            AtomicReference<Cancellable> inner = new AtomicReference<>();
+            Runnable abort = () -> {
+                Cancellable c = inner.get();
+                if (c != null) {
+                    c.cancel();
+                }
+                em.fail(aborted(rid));
+            };
+            running.put(rid, abort);
+            em.onTermination(() -> {
+                running.remove(rid, abort);
+                Cancellable c = inner.get();
+                if (c != null) {
+                    c.cancel();
+                }
+            });
+            inner.set(call.subscribe().with(em::complete, em::fail));
+        });
+    }
+
+    private <T> Multi<T> abortable(String rid, Multi<T> stream) {
+        return Multi.createFrom().emitter(em -> {
+            AtomicReference<Cancellable> inner = new AtomicReference<>();
+            Runnable abort = () -> {
+                Cancellable c = inner.get();
+                if (c != null) {
+                    c.cancel();
+                }
+                em.fail(aborted(rid));
+            };
+            running.put(rid, abort);
+            em.onTermination(() -> {
+                running.remove(rid, abort);
+                Cancellable c = inner.get();
+                if (c != null) {
+                    c.cancel();
+                }
+            });
+            inner.set(stream.subscribe().with(em::emit, em::fail, em::complete));
+        });
+    }
+
+    private static EngineException aborted(String rid) {
+        return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true, "leg " + rid + " aborted");
+    }
+
+    @Override
+    public String toString() {
+        return "sglang connector for route " + config.route();
+    }
+}

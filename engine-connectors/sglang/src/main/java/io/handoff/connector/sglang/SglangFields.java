@@ -1,0 +1,78 @@
+package io.handoff.connector.sglang;
+
+import io.handoff.connector.openai.completion.RequestFieldPaths;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.GenerateRequest;
+
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which openengine.v1 request fields the SGLang connector carries on {@code /v1/completions}, and the value rules
+ * SGLang adds. Everything else is refused with UNSUPPORTED_FEATURE before a byte is sent. The same lists are written
+ * in {@code mappings/sglang.mapping.json}; the tests hold the two together.
+ */
+final class SglangFields {
+
+    /** Fields that become part of the native body of both legs. */
+    static final Set<String> CARRIED = Set.of(
+            "model", "prompt", "token_ids",
+            "sampling.temperature", "sampling.top_p", "sampling.top_k", "sampling.min_p",
+            "sampling.frequency_penalty", "sampling.presence_penalty", "sampling.repetition_penalty",
+            "sampling.num_sequences",
+            "stopping.max_tokens", "stopping.min_tokens", "stopping.conditions.stop_text",
+            "stopping.conditions.stop_token_id", "stopping.ignore_eos", "stopping.include_stop_in_output",
+            "response.return_output_logprobs", "response.output_candidates.top_n",
+            "kv.cache_salt",
+            "guided.json_schema", "guided.regex", "guided.ebnf_grammar",
+            "lora_name", "extra");
+
+    /** Fields the gateway itself consumes (identity, session, style); they are never sent to SGLang. */
+    static final Set<String> GATEWAY = Set.of("request_id", "kv.session", "kv.transfer_disposition",
+            "kv.schedule_style");
+
+    /**
+     * {@code extra} keys passed at the top level of both bodies: native knobs that mean the same on both legs and
+     * cannot touch what the handoff decided (never rid, bootstrap_*, stream, n, routed_dp_rank).
+     */
+    static final Set<String> EXTRA_KEYS = Set.of("priority", "user", "skip_special_tokens",
+            "spaces_between_special_tokens", "logit_bias", "extra_key", "custom_params");
+
+    private SglangFields() {
+    }
+
+    static Set<String> accepted() {
+        Set<String> all = new TreeSet<>(CARRIED);
+        all.addAll(GATEWAY);
+        return all;
+    }
+
+    /** Refuses what SGLang cannot carry on a prefill/decode pair, before anything is sent. */
+    static void check(GenerateRequest request) {
+        RequestFieldPaths.refuseOthers(request, accepted(), SglangConnectorService.FAMILY);
+        if (request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET
+                || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)
+                || (request.getInputCase() == GenerateRequest.InputCase.PROMPT && request.getPrompt().isEmpty())) {
+            throw EngineException.invalid("the request has no prompt");
+        }
+        if (request.getSampling().hasNumSequences() && request.getSampling().getNumSequences() > 1) {
+            // one scalar room shared by n samples never pairs (the engine hangs until its timeouts, sglang PRs
+            // #26486, #30723, #40297); per-sample room lists depend on those fixes, so n > 1 is not handed off
+            throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by sglang: the"
+                    + " samples would share one bootstrap_room, which hangs the engines");
+        }
+        for (String key : request.getExtra().getFieldsMap().keySet()) {
+            if (!EXTRA_KEYS.contains(key)) {
+                throw EngineException.unsupported("extra." + key + " is not carried by sglang (carried: "
+                        + String.join(", ", new TreeSet<>(EXTRA_KEYS)) + ")");
+            }
+        }
+        if (request.hasGuided() && request.getGuided().hasJsonSchema()) {
+            try {
+                io.handoff.connector.openai.http.Json.parse(request.getGuided().getJsonSchema());
+            } catch (IllegalArgumentException e) {
+                throw EngineException.invalid("guided.json_schema is not JSON");
+            }
+        }
+    }
+}

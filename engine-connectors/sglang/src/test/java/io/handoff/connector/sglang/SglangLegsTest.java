@@ -1,0 +1,300 @@
+package io.handoff.connector.sglang;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.openengine.v1.EngineRole;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateRequest;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.SamplingParams;
+import io.handoff.openengine.v1.StoppingOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Both legs against WireMock: exact bodies and headers per style, answers, faults, aborts, discharge, probe. */
+class SglangLegsTest {
+
+    private static final GenerateRequest REQUEST = GenerateRequest.newBuilder().setPrompt("the quick brown")
+            .setSampling(SamplingParams.newBuilder().setTemperature(0.5f))
+            .setStopping(StoppingOptions.newBuilder().setMaxTokens(16)).build();
+
+    private WireMockRig rig;
+
+    @BeforeEach
+    void start() {
+        rig = WireMockRig.standard();
+    }
+
+    @AfterEach
+    void stop() {
+        rig.close();
+    }
+
+    private Handoff plan(ScheduleStyle style) {
+        return rig.connector.plan("req-1", style, REQUEST, rig.prefill, rig.decode);
+    }
+
+    private static Throwable cause(Throwable t) {
+        return t instanceof ExecutionException e ? e.getCause() : t;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ScheduleStyle.class, names = {"CONCURRENT", "GENERATION_FIRST"})
+    void bothLegsCarryTheSameRequestAndBootstrapFields(ScheduleStyle style) throws Exception {
+        rig.producerAnswers(WireMockRig.PREFILL_ANSWER);
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        Handoff handoff = plan(style);
+        WireMockRig.Run run = rig.run(handoff);
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, run.prefillResult());
+        assertTrue(ready.held().isEmpty(), "the prefill answers after the transfer: it holds nothing");
+        run.events();
+
+        SglangIds ids = SglangIds.of(handoff);
+        String common = "\"model\":\"m\",\"prompt\":\"the quick brown\",\"temperature\":0.5,\"max_tokens\":16,"
+                + "\"bootstrap_host\":\"127.0.0.1\",\"bootstrap_port\":9100,\"bootstrap_room\":" + ids.room();
+        JsonNode expectedPrefill = Json.parse("{" + common + ",\"rid\":\"" + ids.prefillRid() + "\",\"stream\":false}");
+        JsonNode expectedDecode = Json.parse("{" + common + ",\"rid\":\"" + ids.decodeRid()
+                + "\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+        assertTrue(Json.equivalent(expectedPrefill, WireMockRig.bodies(rig.producer, "/v1/completions").get(0)),
+                WireMockRig.bodies(rig.producer, "/v1/completions").get(0).toString());
+        assertTrue(Json.equivalent(expectedDecode, WireMockRig.bodies(rig.consumer, "/v1/completions").get(0)),
+                WireMockRig.bodies(rig.consumer, "/v1/completions").get(0).toString());
+
+        ServeEvent p = WireMockRig.requests(rig.producer).get(0);
+        ServeEvent d = WireMockRig.requests(rig.consumer).get(0);
+        assertEquals("application/json", p.getRequest().getHeader("Content-Type"));
+        assertEquals("application/json", p.getRequest().getHeader("Accept"));
+        assertEquals("application/json", d.getRequest().getHeader("Content-Type"));
+        assertEquals("text/event-stream", d.getRequest().getHeader("Accept"));
+        assertFalse(p.getRequest().containsHeader("X-Request-Id"), "sglang identifies legs by rid, not a header");
+
+        assertEquals(34, ids.prefillRid().length());
+        assertEquals(34, ids.decodeRid().length());
+        assertEquals(ids.prefillRid().substring(0, 32), ids.decodeRid().substring(0, 32));
+        assertTrue(ids.room() > 0);
+    }
+
+    @Test
+    void theDecodeStreamBecomesEventsWithStopMatchAndUsage() throws Exception {
+        rig.producerAnswers(WireMockRig.PREFILL_ANSWER);
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        List<GenerateResponse> events = rig.run(plan(ScheduleStyle.CONCURRENT)).events();
+        assertEquals(" quick", events.get(0).getToken().getText());
+        assertEquals(" fox", events.get(1).getToken().getText());
+        GenerateResponse last = events.get(events.size() - 1);
+        assertEquals(FinishReason.FINISH_REASON_STOP, last.getFinished().getReason());
+        assertEquals("END", last.getFinished().getStopMatch().getStopText(), "matched_stop becomes the stop match");
+        assertEquals(6, last.getUsage().getTotalTokens());
+    }
+
+    @Test
+    void contextFirstAndManySamplesAndBypassAreRefusedBeforeAnythingIsSent() {
+        EngineException e = assertThrows(EngineException.class, () -> plan(ScheduleStyle.CONTEXT_FIRST));
+        assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
+        GenerateRequest many = REQUEST.toBuilder().setSampling(SamplingParams.newBuilder().setNumSequences(2)).build();
+        e = assertThrows(EngineException.class,
+                () -> rig.connector.plan("r", ScheduleStyle.CONCURRENT, many, rig.prefill, rig.decode));
+        assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
+        e = assertThrows(EngineException.class, () -> rig.connector.decodeLocally("r", REQUEST, rig.decode).collect()
+                .asList().await().atMost(WireMockRig.WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
+        assertEquals(0, rig.sent());
+    }
+
+    @Test
+    void aPrefill5xxFailsWithBothPossibleHolds() {
+        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(500)
+                .withBody("{\"object\":\"error\",\"message\":\"Request 7 timed out after 300.0s in KVPoll.Bootstrapping\","
+                        + "\"type\":\"500\",\"code\":500}")));
+        Handoff handoff = plan(ScheduleStyle.CONCURRENT);
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.prefill(handoff).await().atMost(WireMockRig.WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+        assertFalse(e.retryable());
+        assertEquals(2, e.held().size(), "the decode waits for its own timer; the prefill may too");
+        HeldKv decodeHold = e.held().get(0);
+        assertEquals(rig.decode, decodeHold.endpoint());
+        assertEquals(SglangIds.of(handoff).decodeRid(), decodeHold.handle().get("rid"));
+        assertTrue(decodeHold.releasable());
+        assertEquals(WireMockRig.START.plusSeconds(300), decodeHold.heldUntil());
+    }
+
+    @Test
+    void a503IsRetryableOverload() {
+        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)
+                .withBody("{\"object\":\"error\",\"message\":\"busy\",\"code\":503}")));
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.prefill(plan(ScheduleStyle.CONCURRENT)).await().atMost(WireMockRig.WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_OVERLOADED, e.code());
+        assertTrue(e.retryable());
+    }
+
+    @Test
+    void anAbortedPrefillAnswerIsCancelled() {
+        rig.producerAnswers(WireMockRig.PREFILL_ANSWER.replace("\"finish_reason\":\"length\"",
+                "\"finish_reason\":\"abort\""));
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.prefill(plan(ScheduleStyle.CONCURRENT)).await().atMost(WireMockRig.WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_CANCELLED, e.code());
+    }
+
+    @Test
+    void aConnectionResetOnTheDecodeFails() {
+        rig.consumer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse()
+                .withFault(Fault.CONNECTION_RESET_BY_PEER)));
+        EngineException e = assertThrows(EngineException.class, () -> rig.connector.decode(
+                plan(ScheduleStyle.CONCURRENT)).collect().asList().await().atMost(WireMockRig.WAIT));
+        assertTrue(e.sentToEngine());
+        assertEquals(2, e.held().size());
+        assertEquals(rig.prefill, e.held().get(0).endpoint(), "the prefill waits for its bootstrap timeout");
+    }
+
+    @Test
+    void aSlowPrefillTimesOut() {
+        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withFixedDelay(3000)
+                .withStatus(200).withBody(WireMockRig.PREFILL_ANSWER)));
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.prefill(plan(ScheduleStyle.CONCURRENT)).await().atMost(WireMockRig.WAIT));
+        assertTrue(e.sentToEngine());
+        assertTrue(e.getMessage().contains("timed out"), e.getMessage());
+    }
+
+    @Test
+    void aTruncatedStreamFailsAfterWhatArrived() {
+        rig.consumerStreams(WireMockRig.DECODE_STREAM.substring(0, WireMockRig.DECODE_STREAM.indexOf("data: {\"id\":\"cmpl-x\",\"object\":\"text_completion\",\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" fox\"")));
+        EngineException e = assertThrows(EngineException.class, () -> rig.connector.decode(
+                plan(ScheduleStyle.CONCURRENT)).collect().asList().await().atMost(WireMockRig.WAIT));
+        assertFalse(e.retryable());
+        assertTrue(e.getMessage().contains("[DONE]"), e.getMessage());
+    }
+
+    @Test
+    void anErrorEventInsideA200StreamFails() {
+        rig.consumerStreams("data: {\"error\":{\"message\":\"Request 7 timed out after 300.0s in KVPoll.WaitingForInput\","
+                + "\"code\":500}}\n\ndata: [DONE]\n\n");
+        EngineException e = assertThrows(EngineException.class, () -> rig.connector.decode(
+                plan(ScheduleStyle.CONCURRENT)).collect().asList().await().atMost(WireMockRig.WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+        assertFalse(e.retryable());
+    }
+
+    @Test
+    void aNativeAbortFinishWithAStatusInsideA200StreamFails() {
+        rig.consumerStreams("data: {\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":{\"type\":\"abort\","
+                + "\"message\":\"Failed to get kvcache from prefill instance, it might be dead\",\"status_code\":500}}]}"
+                + "\n\ndata: [DONE]\n\n");
+        EngineException e = assertThrows(EngineException.class, () -> rig.connector.decode(
+                plan(ScheduleStyle.CONCURRENT)).collect().asList().await().atMost(WireMockRig.WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+        assertTrue(e.sentToEngine());
+        assertFalse(e.retryable());
+    }
+
+    @Test
+    void abortPostsTheLegsRidAndCancelsItsExchange() throws Exception {
+        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withFixedDelay(1500)
+                .withStatus(200).withBody(WireMockRig.PREFILL_ANSWER)));
+        Handoff handoff = plan(ScheduleStyle.GENERATION_FIRST);
+        var prefill = rig.connector.prefill(handoff).subscribeAsCompletionStage();
+        Thread.sleep(200);
+        rig.connector.abort(handoff, Leg.PREFILL).await().atMost(WireMockRig.WAIT);
+        Throwable t = cause(assertThrows(ExecutionException.class, () -> prefill.get(5, TimeUnit.SECONDS)));
+        assertEquals(ErrorCode.ERROR_CODE_CANCELLED, assertInstanceOf(EngineException.class, t).code());
+        List<JsonNode> aborts = WireMockRig.bodies(rig.producer, "/abort_request");
+        assertEquals(1, aborts.size());
+        assertEquals(Json.parse("{\"rid\":\"" + SglangIds.of(handoff).prefillRid() + "\"}"), aborts.get(0));
+
+        rig.connector.abort(handoff, Leg.DECODE).await().atMost(WireMockRig.WAIT);
+        assertEquals(Json.parse("{\"rid\":\"" + SglangIds.of(handoff).decodeRid() + "\"}"),
+                WireMockRig.bodies(rig.consumer, "/abort_request").get(0));
+    }
+
+    @Test
+    void dischargeAbortsTheRidAndIsIdempotent() {
+        Handoff handoff = plan(ScheduleStyle.CONCURRENT);
+        SglangEngineConnector c = (SglangEngineConnector) rig.connector;
+        HeldKv held = c.hold(handoff, SglangIds.of(handoff), Leg.PREFILL, WireMockRig.START);
+        assertEquals(DischargeResult.released(), c.discharge(held).await().atMost(WireMockRig.WAIT));
+        assertEquals(DischargeResult.released(), c.discharge(held).await().atMost(WireMockRig.WAIT));
+        assertEquals(2, WireMockRig.bodies(rig.producer, "/abort_request").size());
+        assertFalse(c.rooms().isLive(SglangIds.of(handoff).room()), "a discharged room is no longer reserved");
+    }
+
+    @Test
+    void dischargeOfAnUnreachableEngineIsRetried() {
+        Handoff handoff = plan(ScheduleStyle.CONCURRENT).withDecode(Endpoint.of("gone", "http://127.0.0.1:1"));
+        SglangEngineConnector c = (SglangEngineConnector) rig.connector;
+        HeldKv held = c.hold(handoff, SglangIds.of(handoff), Leg.DECODE, WireMockRig.START);
+        DischargeResult result = c.discharge(held).await().atMost(WireMockRig.WAIT);
+        assertEquals(DischargeResult.Outcome.RETRY, result.outcome());
+    }
+
+    @Test
+    void theRoomIsReleasedWhenBothLegsEnded() throws Exception {
+        rig.producerAnswers(WireMockRig.PREFILL_ANSWER);
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        Handoff handoff = plan(ScheduleStyle.CONCURRENT);
+        SglangEngineConnector c = (SglangEngineConnector) rig.connector;
+        assertTrue(c.rooms().isLive(SglangIds.of(handoff).room()));
+        WireMockRig.Run run = rig.run(handoff);
+        run.prefillResult();
+        run.events();
+        assertFalse(c.rooms().isLive(SglangIds.of(handoff).room()));
+    }
+
+    @Test
+    void probeReadsRoleModelContextAndLoads() {
+        rig.producer.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
+        rig.producer.stubFor(get(urlEqualTo("/server_info")).willReturn(okJson("{\"served_model_name\":\"m\","
+                + "\"disaggregation_mode\":\"prefill\",\"context_length\":8192,\"disaggregation_bootstrap_port\":8998}")));
+        rig.producer.stubFor(get(urlEqualTo("/model_info")).willReturn(okJson("{\"model_path\":\"/models/m\"}")));
+        rig.producer.stubFor(get(urlPathEqualTo("/v1/loads")).willReturn(okJson("{\"loads\":[{\"dp_rank\":0,"
+                + "\"num_running_reqs\":3,\"num_waiting_reqs\":1,\"token_usage\":0.25,\"disaggregation\":{"
+                + "\"prefill_prealloc_queue_reqs\":2,\"prefill_inflight_queue_reqs\":1}}]}")));
+        EndpointStatus s = rig.connector.probe(rig.prefill).await().atMost(WireMockRig.WAIT);
+        assertTrue(s.healthy());
+        assertEquals(EngineRole.ENGINE_ROLE_PREFILL, s.role().orElseThrow());
+        assertEquals(List.of("m"), s.models());
+        assertEquals(8192, s.maxContextLength().orElseThrow());
+        assertEquals(Map.of("running_requests", 3.0, "waiting_requests", 1.0, "kv_usage", 0.25,
+                "prefill_prealloc_queue_reqs", 2.0, "prefill_inflight_queue_reqs", 1.0), s.load());
+
+        EndpointStatus down = rig.connector.probe(Endpoint.of("gone", "http://127.0.0.1:1")).await()
+                .atMost(WireMockRig.WAIT);
+        assertFalse(down.healthy());
+        assertNotEquals("", down.detail());
+    }
+}

@@ -1,0 +1,263 @@
+package io.handoff.connector.trtllm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.completion.CompletionStreams;
+import io.handoff.connector.openai.http.EngineHttpClient;
+import io.handoff.connector.openai.http.HttpFailures;
+import io.handoff.connector.spi.ConnectorCapabilities;
+import io.handoff.connector.spi.ConnectorConfig;
+import io.handoff.connector.spi.ConnectorContext;
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.GenerateRequest;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The TensorRT-LLM connector of one route. Every leg is a {@code POST /v1/completions} on a trtllm-serve worker; the
+ * handoff travels in {@code disaggregated_params}. See the package documentation and {@code mappings/trtllm.md}.
+ */
+final class TrtllmEngineConnector implements EngineConnector {
+
+    static final String PATH = "/v1/completions";
+    static final String DISAGG_REQUEST_ID = "disagg_request_id";
+
+    private final ConnectorConfig config;
+    private final TrtllmSettings settings;
+    private final ConnectorCapabilities capabilities;
+    private final Clock clock;
+    private final EngineHttpClient http;
+    private final TrtllmBodies bodies;
+    private final TrtllmProbe probe;
+    private final DisaggIds ids;
+
+    TrtllmEngineConnector(ConnectorConfig config, TrtllmSettings settings, ConnectorContext context) {
+        this.config = config;
+        this.settings = settings;
+        this.capabilities = TrtllmCapabilities.of(settings);
+        this.clock = context.clock();
+        this.http = new EngineHttpClient(context.vertx(), settings.client());
+        this.bodies = new TrtllmBodies(config.model());
+        this.probe = new TrtllmProbe(http, settings.probeTimeout());
+        this.ids = new DisaggIds(settings.nodeId());
+    }
+
+    @Override
+    public ConnectorCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
+            Endpoint decode) {
+        Objects.requireNonNull(prefill, "prefill endpoint");
+        Objects.requireNonNull(decode, "decode endpoint");
+        if (style == ScheduleStyle.CONCURRENT) {
+            throw EngineException.unsupported("trtllm-serve has no concurrent style (context-first and"
+                    + " generation-first only)");
+        }
+        if (!settings.styles().contains(style)) {
+            throw EngineException.unsupported("route " + config.route() + " does not enable " + style.configName()
+                    + " for trtllm (schedule-styles)");
+        }
+        TrtllmFields.check(request, true);
+        bodies.context(request, DisaggIds.MIN_GLOBAL_ID, 0); // surfaces any refusal of the body builder now
+        String id = Long.toString(ids.next());
+        return new Handoff(requestId, style, request, prefill, decode, Map.of(DISAGG_REQUEST_ID, id), null);
+    }
+
+    @Override
+    public Uni<PrefillResult> prefill(Handoff handoff) {
+        return Uni.createFrom().deferred(() -> {
+            long id = disaggRequestId(handoff);
+            int style = handoff.style() == ScheduleStyle.GENERATION_FIRST ? TrtllmBodies.GENERATION_FIRST
+                    : TrtllmBodies.CONTEXT_FIRST;
+            ObjectNode body = bodies.context(handoff.request(), id, style);
+            Instant sentAt = clock.instant();
+            return http.postJson(handoff.prefill().uri(), PATH, headers(body), body)
+                    .map(answer -> ContextAnswer.read(answer, handoff, settings, sentAt, clock.instant()))
+                    .onFailure(EngineException.class).transform(f -> afterContextFailure(handoff,
+                            (EngineException) f));
+        });
+    }
+
+    /**
+     * A context leg that failed after it reached the worker may have parked KV (the answer was lost, or the worker
+     * prefilled before it saw the closed connection); until the timer ends that is reported as held. An answer that
+     * refused the request (4xx, 503) parked nothing.
+     */
+    private Throwable afterContextFailure(Handoff handoff, EngineException e) {
+        if (handoff.style() == ScheduleStyle.GENERATION_FIRST) {
+            probe.forget(handoff.prefill()); // a restarted worker advertises a new transceiver
+        }
+        if (!e.sentToEngine() || !e.held().isEmpty() || e.code() == ErrorCode.ERROR_CODE_INVALID_ARGUMENT
+                || e.code() == ErrorCode.ERROR_CODE_MODEL_NOT_FOUND || e.code() == ErrorCode.ERROR_CODE_OVERLOADED) {
+            return e;
+        }
+        return e.withHeld(List.of(ContextAnswer.held(handoff, clock.instant().plus(settings.hold()))));
+    }
+
+    @Override
+    public Multi<GenerateResponse> decode(Handoff handoff) {
+        return switch (handoff.style()) {
+            case CONTEXT_FIRST -> contextFirstGeneration(handoff);
+            case GENERATION_FIRST -> generationFirstGeneration(handoff);
+            default -> Multi.createFrom().failure(EngineException.unsupported("trtllm-serve has no "
+                    + handoff.style().configName() + " style"));
+        };
+    }
+
+    private Multi<GenerateResponse> contextFirstGeneration(Handoff handoff) {
+        return Multi.createFrom().deferred(() -> {
+            TransferData ctx = TransferData.forGeneration(handoff.transferData());
+            if (ctx.decodeDeadline() != null && clock.instant().isAfter(ctx.decodeDeadline())) {
+                // the context's kv_transfer_timeout_ms may have ended: the generation would wait for KV that is gone
+                throw new EngineException(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, false,
+                        "the context's hold on " + handoff.prefill().name() + " may have ended (decode deadline "
+                                + ctx.decodeDeadline() + "); not sending a generation that would wait for freed KV");
+            }
+            ObjectNode body = bodies.contextFirstGeneration(handoff.request(), ctx);
+            return stream(handoff.decode(), body, handoff.requestId())
+                    .onFailure(EngineException.class).transform(TrtllmEngineConnector::afterParamsSent);
+        });
+    }
+
+    /**
+     * Sent as soon as it is subscribed (after one {@code /server_info} read of the context worker when its transceiver
+     * endpoint is not cached), so that it is in flight before the context leg: the context waits for it.
+     */
+    private Multi<GenerateResponse> generationFirstGeneration(Handoff handoff) {
+        return Multi.createFrom().deferred(() -> {
+            long id = disaggRequestId(handoff);
+            return probe.serverInfo(handoff.prefill())
+                    .onFailure().transform(f -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false,
+                            "generation-first needs the transceiver endpoint of " + handoff.prefill().name() + ": "
+                                    + f.getMessage(), f))
+                    .onItem().transformToMulti(info -> {
+                        ObjectNode body = bodies.generationFirstGeneration(handoff.request(), id, info);
+                        return stream(handoff.decode(), body, handoff.requestId());
+                    })
+                    .onFailure(EngineException.class).transform(f -> {
+                        if (((EngineException) f).sentToEngine()) {
+                            probe.forget(handoff.prefill());
+                        }
+                        return afterParamsSent(f);
+                    });
+        });
+    }
+
+    /**
+     * One streamed generation. Three guards the shared client does not give for trtllm-serve: its stream errors are
+     * top-level {@code {"object":"error","message":...,"code":...}} events (not {@code {"error":{...}}}); a worker
+     * whose KV receive stalls keeps the stream open without a byte, so silence after the headers is bounded by the
+     * route's idle timeout; and a stream that ends without finishing its output (only [DONE]) is a failure, never an
+     * empty answer.
+     */
+    private Multi<GenerateResponse> stream(Endpoint endpoint, ObjectNode body, String requestId) {
+        String what = "POST " + PATH + " on " + endpoint.uri();
+        Duration idle = settings.client().idleTimeout();
+        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), PATH, headers(body), body)
+                .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                        what + ": timed out (no data for " + idle + ")"))
+                .onItem().transform(chunk -> {
+                    if ("error".equals(chunk.path("object").asText())) {
+                        throw HttpFailures.streamError(chunk, what);
+                    }
+                    return chunk;
+                });
+        AtomicBoolean finished = new AtomicBoolean();
+        return CompletionStreams.events(chunks, requestId)
+                .onItem().invoke(e -> {
+                    if (e.hasFinished()) {
+                        finished.set(true);
+                    }
+                })
+                .onCompletion().switchTo(() -> finished.get() ? Multi.createFrom().empty()
+                        : Multi.createFrom().failure(new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                                what + ": the stream ended without finishing its output")));
+    }
+
+    /**
+     * A generation that reached its worker holds the request id (a resend with the same id is a duplicate there) and
+     * may have taken the context's KV: nothing that reached the worker is retryable.
+     */
+    private static Throwable afterParamsSent(Throwable failure) {
+        EngineException e = (EngineException) failure;
+        if (!e.sentToEngine() || !e.retryable()) {
+            return e;
+        }
+        return new EngineException(e.code(), false, true, e.getMessage()
+                + " (not retryable: the generation worker had the handoff)", e, e.held());
+    }
+
+    @Override
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+        return Multi.createFrom().deferred(() -> {
+            TrtllmFields.check(request, false);
+            return stream(decode, bodies.local(request), requestId);
+        });
+    }
+
+    /** trtllm-serve has no abort endpoint: the gateway's cancellation closes the leg's connection, which aborts it. */
+    @Override
+    public Uni<Void> abort(Handoff handoff, Leg leg) {
+        return Uni.createFrom().voidItem();
+    }
+
+    /** trtllm-serve cannot free a parked context early: it holds it until pulled or kv_transfer_timeout_ms ends. */
+    @Override
+    public Uni<DischargeResult> discharge(HeldKv held) {
+        return Uni.createFrom().item(DischargeResult.engineHoldsUntil(held.heldUntil()));
+    }
+
+    @Override
+    public Uni<EndpointStatus> probe(Endpoint endpoint) {
+        return probe.probe(endpoint);
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+
+    /** The auth header, when the route has the workers' key and the body carries a protected field. */
+    private Map<String, String> headers(JsonNode body) {
+        JsonNode dp = TrtllmBodies.params(body);
+        if (settings.authKey().isEmpty() || !dp.isObject() || !DisaggAuthHeader.needed(dp)) {
+            return Map.of();
+        }
+        return Map.of(DisaggAuthHeader.NAME, DisaggAuthHeader.value(settings.authKey().get(), dp));
+    }
+
+    private static long disaggRequestId(Handoff handoff) {
+        String id = handoff.nativeIds().get(DISAGG_REQUEST_ID);
+        if (id == null) {
+            throw EngineException.invalid("the handoff was not planned by the trtllm connector (no disagg_request_id)");
+        }
+        return Long.parseLong(id);
+    }
+
+    @Override
+    public String toString() {
+        return "trtllm connector for route " + config.route();
+    }
+}

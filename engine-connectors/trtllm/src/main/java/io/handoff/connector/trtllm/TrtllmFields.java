@@ -1,0 +1,74 @@
+package io.handoff.connector.trtllm;
+
+import io.handoff.connector.openai.completion.RequestFieldPaths;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.GenerateRequest;
+
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which openengine.v1 request fields the TensorRT-LLM connector carries, and the value rules it adds. Everything else
+ * is refused with UNSUPPORTED_FEATURE before a byte is sent. The same lists are written in
+ * {@code mappings/trtllm.mapping.json}; the tests hold the two together.
+ */
+final class TrtllmFields {
+
+    /** Fields that become part of the native body (on both legs). */
+    static final Set<String> CARRIED = Set.of(
+            "model", "prompt", "token_ids",
+            "sampling.temperature", "sampling.top_p", "sampling.top_k", "sampling.min_p",
+            "sampling.frequency_penalty", "sampling.presence_penalty", "sampling.repetition_penalty",
+            "sampling.seed", "sampling.num_sequences",
+            "stopping.max_tokens", "stopping.min_tokens", "stopping.conditions.stop_text",
+            "stopping.conditions.stop_token_id", "stopping.ignore_eos", "stopping.include_stop_in_output",
+            "extra");
+
+    /** Fields the gateway itself consumes (identity, session, style); they are never sent to the workers. */
+    static final Set<String> GATEWAY = Set.of("request_id", "kv.session", "kv.transfer_disposition",
+            "kv.schedule_style");
+
+    /**
+     * {@code extra} keys passed at the top level of the body: tokenizer switches that mean the same on both legs.
+     * {@code disaggregated_params} (and every other key) is refused: handoff fields come only from the connector,
+     * never from a client (opaque-state and ctx_info_endpoint injection).
+     */
+    static final Set<String> EXTRA_KEYS = Set.of("add_special_tokens", "skip_special_tokens",
+            "spaces_between_special_tokens", "user");
+
+    private TrtllmFields() {
+    }
+
+    static Set<String> accepted() {
+        Set<String> all = new TreeSet<>(CARRIED);
+        all.addAll(GATEWAY);
+        return all;
+    }
+
+    /** Refuses what trtllm-serve cannot carry; {@code handoff} is false for a decode that prefills locally. */
+    static void check(GenerateRequest request, boolean handoff) {
+        for (String key : request.getExtra().getFieldsMap().keySet()) {
+            if (key.equals("disaggregated_params") || key.equals("prompt_token_ids")
+                    || key.equals("prompt_token_ids_b64")) {
+                throw EngineException.unsupported("extra." + key + " is never forwarded: the handoff fields of"
+                        + " trtllm-serve are set by the connector alone");
+            }
+        }
+        RequestFieldPaths.refuseOthers(request, accepted(), "trtllm");
+        if (request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET
+                || (request.hasPrompt() && request.getPrompt().isEmpty())
+                || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)) {
+            throw EngineException.invalid("the request has no prompt");
+        }
+        if (handoff && request.getSampling().hasNumSequences() && request.getSampling().getNumSequences() > 1) {
+            throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by trtllm-serve (a"
+                    + " context answer has exactly one choice and one disaggregated_params)");
+        }
+        for (String key : request.getExtra().getFieldsMap().keySet()) {
+            if (!EXTRA_KEYS.contains(key)) {
+                throw EngineException.unsupported("extra." + key + " is not carried by trtllm (carried: "
+                        + String.join(", ", new TreeSet<>(EXTRA_KEYS)) + ")");
+            }
+        }
+    }
+}
