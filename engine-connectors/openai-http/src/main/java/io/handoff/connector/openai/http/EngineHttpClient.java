@@ -99,7 +99,8 @@ public final class EngineHttpClient implements AutoCloseable {
 
     /**
      * POSTs a JSON body and streams the answer's Server-Sent Events as JSON objects, ending at {@code data: [DONE]}.
-     * A stream that ends without [DONE] fails (it was cut); an error event ({@code data: {"error":...}}) fails.
+     * A stream that ends without [DONE] fails (it was cut); an error event ({@code data: {"error":...}}, or an
+     * error object of its own, {@code data: {"object":"error",...}}) fails.
      */
     public Multi<JsonNode> postSse(URI base, String path, Map<String, String> headers, JsonNode body) {
         RequestOptions options = options(HttpMethod.POST, base, path, headers, settings.idleTimeout())
@@ -169,6 +170,11 @@ public final class EngineHttpClient implements AutoCloseable {
                 }
                 if (event.has("error")) {
                     abandon(() -> em.fail(HttpFailures.streamError(event.get("error"), what)));
+                    return;
+                }
+                // some engines (trtllm-serve) send the error object itself as the event, not wrapped in "error"
+                if ("error".equals(event.path("object").asText())) {
+                    abandon(() -> em.fail(HttpFailures.streamError(event, what)));
                     return;
                 }
                 em.emit(event);

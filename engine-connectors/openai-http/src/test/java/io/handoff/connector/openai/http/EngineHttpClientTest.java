@@ -70,6 +70,9 @@ class EngineHttpClientTest {
                 case "/error-event" -> resp.setChunked(true)
                         .end("data: {\"i\":1}\n\ndata: {\"error\":{\"message\":\"Internal server error\",\"code\":500}}\n\n"
                                 + "data: [DONE]\n\n");
+                case "/bare-error-event" -> resp.setChunked(true)
+                        .end("data: {\"i\":1}\n\ndata: {\"object\":\"error\",\"message\":\"KV cache transfer timeout\","
+                                + "\"code\":503}\n\ndata: [DONE]\n\n");
                 case "/endless" -> {
                     resp.setChunked(true);
                     long id = vertx.setPeriodic(50, t -> resp.write("data: {\"i\":0}\n\n"));
@@ -135,6 +138,15 @@ class EngineHttpClientTest {
                 .asList().await().atMost(WAIT));
         assertEquals(ErrorCode.ERROR_CODE_INTERNAL, e.code());
         assertTrue(e.sentToEngine());
+    }
+
+    @Test
+    void anErrorObjectSentAsTheEventItselfFailsTheStream() {
+        EngineException e = failure(() -> client.postSse(base, "/bare-error-event", Map.of(), Json.object()).collect()
+                .asList().await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_OVERLOADED, e.code());
+        assertFalse(e.retryable(), "the engine had accepted the request");
+        assertTrue(e.getMessage().contains("KV cache transfer timeout"), e.getMessage());
     }
 
     @Test
