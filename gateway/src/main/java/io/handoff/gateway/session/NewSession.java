@@ -6,7 +6,14 @@ import com.google.protobuf.Struct;
 import java.time.Duration;
 import java.time.Instant;
 
-/** A validated allocation, ready for the store: every default already resolved, the id already minted. */
+/**
+ * A validated allocation, ready for the store: every default already resolved, the id already minted.
+ *
+ * @param replaceEnded how to treat a session that already holds the idempotency key: false answers it, live or
+ *                     ended, if the fingerprint matches (a client's retry); true answers it only while it is live,
+ *                     whatever its fingerprint, and otherwise replaces it with this one (a fresh attempt of a
+ *                     Generate whose earlier attempt ended)
+ */
 public record NewSession(
         String id,
         String tenant,
@@ -19,7 +26,8 @@ public record NewSession(
         Duration lease,
         Instant now,
         Struct attributes,
-        String route) {
+        String route,
+        boolean replaceEnded) {
 
     public Instant leaseExpiresAt() {
         return now.plus(lease);

@@ -49,6 +49,11 @@ public record Session(
         return state.isTerminal();
     }
 
+    /** Whether the session is still live at {@code now}: not terminal, and its lease has not run out. */
+    public boolean isLiveAt(Instant now) {
+        return state.isLive() && leaseExpiresAt.isAfter(now);
+    }
+
     public List<CleanupObligation> pendingObligations() {
         return obligations.stream().filter(CleanupObligation::isPending).toList();
     }

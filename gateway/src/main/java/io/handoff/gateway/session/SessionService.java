@@ -14,12 +14,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * The KV session lifecycle as the north-side APIs see it: allocate, get, renew, release, and the fenced moves the
  * orchestration makes. Validates everything before the store is touched, so a refused request writes nothing.
  */
 public class SessionService {
+
+    /**
+     * Idempotency keys in this namespace belong to the sessions the gateway allocates for Generate
+     * ({@link #allocateForGenerate}); clients may not use it, so a client key can never answer or replace one.
+     */
+    public static final String GENERATE_KEY_PREFIX = "generate:";
 
     private final SessionStore store;
     private final SessionPolicy policy;
@@ -45,31 +52,63 @@ public class SessionService {
     }
 
     public Uni<Allocation> allocate(String tenant, AllocateCommand c) {
-        return Uni.createFrom().deferred(() -> {
-            requireId("request_id", c.requestId());
-            requireId("model", c.model());
-            requireId("idempotency_key", c.idempotencyKey());
-            int attributesSize = c.attributes().getSerializedSize();
-            if (attributesSize > policy.maxAttributesBytes()) {
-                throw SessionException.invalid("attributes are " + attributesSize + " bytes; at most "
-                        + policy.maxAttributesBytes() + " are accepted");
-            }
-            Duration lease = resolveLease(c.lease());
-            ScheduleStyle style = c.style().orElse(policy.defaultStyle());
-            if (!policy.supportedStyles().contains(style)) {
-                throw new SessionException(SessionFailure.UNSUPPORTED, "schedule style " + style.configName()
-                        + " is not supported by this deployment; supported: " + policy.supportedStyles());
-            }
-            TransferDisposition disposition = c.disposition().orElse(TransferDisposition.REQUIRED);
-            if (disposition == TransferDisposition.BYPASS && !policy.bypassSupported()) {
-                throw new SessionException(SessionFailure.UNSUPPORTED,
-                        "transfer disposition BYPASS is not supported by this deployment");
-            }
-            NewSession session = new NewSession(SessionIds.mint(), tenant, c.requestId(), c.model(),
-                    c.idempotencyKey(), Fingerprint.of(c), style, disposition, lease, clock.instant(),
-                    c.attributes(), c.route());
-            return store.allocate(session).invoke(a -> metrics.allocated(a.created()));
-        });
+        return Uni.createFrom().deferred(() -> allocateInStore(validated(tenant, c, this::clientKey, false)));
+    }
+
+    /**
+     * Allocates the session of one orchestrated Generate. The request id is the idempotency key, in a namespace
+     * clients cannot use ("generate:" + requestId): a request id that is live on any replica answers the live
+     * session with created=false (the caller refuses it as DUPLICATE_REQUEST); one whose earlier attempt has
+     * ended gets a fresh session that replaces the ended one under the key. The command's own idempotency key
+     * is not used.
+     */
+    public Uni<Allocation> allocateForGenerate(String tenant, AllocateCommand command) {
+        return Uni.createFrom().deferred(() -> allocateInStore(validated(tenant, command,
+                c -> GENERATE_KEY_PREFIX + c.requestId(), true)));
+    }
+
+    private Uni<Allocation> allocateInStore(NewSession session) {
+        return store.allocate(session).invoke(a -> metrics.allocated(a.created()));
+    }
+
+    private String clientKey(AllocateCommand c) {
+        requireId("idempotency_key", c.idempotencyKey());
+        if (c.idempotencyKey().startsWith(GENERATE_KEY_PREFIX)) {
+            throw SessionException.invalid("idempotency_key may not start with \"" + GENERATE_KEY_PREFIX
+                    + "\": that prefix is reserved for the sessions the gateway allocates for Generate");
+        }
+        return c.idempotencyKey();
+    }
+
+    /**
+     * Checks everything an allocation asks for and resolves its defaults, so the store is only reached by a
+     * request it can write. {@code keyOf} names the idempotency key (and checks it) once the request id is known
+     * to be valid.
+     */
+    private NewSession validated(String tenant, AllocateCommand c, Function<AllocateCommand, String> keyOf,
+            boolean replaceEnded) {
+        requireId("request_id", c.requestId());
+        requireId("model", c.model());
+        String idempotencyKey = keyOf.apply(c);
+        int attributesSize = c.attributes().getSerializedSize();
+        if (attributesSize > policy.maxAttributesBytes()) {
+            throw SessionException.invalid("attributes are " + attributesSize + " bytes; at most "
+                    + policy.maxAttributesBytes() + " are accepted");
+        }
+        Duration lease = resolveLease(c.lease());
+        ScheduleStyle style = c.style().orElse(policy.defaultStyle());
+        if (!policy.supportedStyles().contains(style)) {
+            throw new SessionException(SessionFailure.UNSUPPORTED, "schedule style " + style.configName()
+                    + " is not supported by this deployment; supported: " + policy.supportedStyles());
+        }
+        TransferDisposition disposition = c.disposition().orElse(TransferDisposition.REQUIRED);
+        if (disposition == TransferDisposition.BYPASS && !policy.bypassSupported()) {
+            throw new SessionException(SessionFailure.UNSUPPORTED,
+                    "transfer disposition BYPASS is not supported by this deployment");
+        }
+        return new NewSession(SessionIds.mint(), tenant, c.requestId(), c.model(), idempotencyKey,
+                Fingerprint.of(c), style, disposition, lease, clock.instant(), c.attributes(), c.route(),
+                replaceEnded);
     }
 
     public Uni<Session> get(String tenant, String sessionId) {

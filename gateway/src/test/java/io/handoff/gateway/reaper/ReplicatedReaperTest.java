@@ -44,8 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Several gateway replicas (each its own Redis client, replica id, reaper and cleanup port) on one real Redis:
- * every obligation is discharged by exactly one of them, a replica that dies mid-cleanup is taken over, and an
- * outage of Redis is a clean UNAVAILABLE that heals when Redis returns.
+ * every obligation is discharged by exactly one of them, a replica that dies mid-cleanup is taken over, a Generate
+ * runs on one replica at a time, and an outage of Redis is a clean UNAVAILABLE that heals when Redis returns.
  */
 class ReplicatedReaperTest {
 
@@ -149,6 +149,30 @@ class ReplicatedReaperTest {
             assertEquals(SessionState.EXPIRED, now.state());
             assertTrue(now.pendingObligations().isEmpty());
         }
+    }
+
+    @Test
+    void aGenerateLiveOnOneReplicaIsADuplicateOnEveryOtherUntilItEnds() {
+        List<SessionStore.Allocation> first = join(Uni.join().all(replicas.stream()
+                .map(r -> r.service.allocateForGenerate("t1", generateCommand("gen-1"))).toList()).andFailFast());
+        assertEquals(1, first.stream().filter(SessionStore.Allocation::created).count());
+        Session live = first.get(0).session();
+        assertTrue(first.stream().allMatch(a -> a.session().id().equals(live.id())), "every replica answers it");
+
+        join(replicas.get(0).service.transition("t1", live.id(), SessionState.FAILED, "prefill failed",
+                OptionalLong.empty()));
+        List<SessionStore.Allocation> retries = join(Uni.join().all(replicas.stream()
+                .map(r -> r.service.allocateForGenerate("t1", generateCommand("gen-1"))).toList()).andFailFast());
+
+        assertEquals(1, retries.stream().filter(SessionStore.Allocation::created).count());
+        Set<String> answered = retries.stream().map(a -> a.session().id()).collect(Collectors.toSet());
+        assertEquals(1, answered.size(), "one fresh attempt, whichever replica created it");
+        assertFalse(answered.contains(live.id()));
+    }
+
+    private static AllocateCommand generateCommand(String requestId) {
+        return new AllocateCommand(requestId, "llama", "", Optional.empty(), Optional.empty(), Optional.empty(),
+                Struct.getDefaultInstance(), "");
     }
 
     @Test

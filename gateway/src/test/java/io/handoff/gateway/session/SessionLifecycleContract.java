@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -97,6 +98,11 @@ public abstract class SessionLifecycleContract {
 
     protected Session allocate(String tenant, String key) {
         return join(service.allocate(tenant, command("req-" + key, key))).session();
+    }
+
+    /** A Generate's session: the request id is its key, so the command carries no idempotency key of its own. */
+    protected Allocation generate(String tenant, String requestId) {
+        return join(service.allocateForGenerate(tenant, command(requestId, "")));
     }
 
     protected SweepReport sweep() {
@@ -248,6 +254,154 @@ public abstract class SessionLifecycleContract {
         allocate("t2", "other-tenant-unaffected");
         join(service.release("t1", live.get(0).id(), "", OptionalLong.empty()));
         allocate("t1", "fits-again");
+    }
+
+    // ---------------------------------------------------------------- Generate sessions
+
+    @Test
+    void aLiveGenerateRequestIdAnswersItsLiveSessionWhateverElseTheRetryAsks() {
+        Allocation first = generate("t1", "gen-1");
+        assertTrue(first.created());
+        assertEquals(SessionService.GENERATE_KEY_PREFIX + "gen-1", first.session().idempotencyKey());
+        join(service.transition("t1", first.session().id(), SessionState.ATTACHED, "decoding",
+                OptionalLong.empty()));
+        clock.advance(Duration.ofSeconds(1));
+        AllocateCommand otherModel = new AllocateCommand("gen-1", "other-model", "", Optional.empty(),
+                Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), "");
+
+        Allocation duplicate = join(service.allocateForGenerate("t1", otherModel));
+
+        assertFalse(duplicate.created());
+        assertEquals(first.session().id(), duplicate.session().id());
+        assertEquals(SessionState.ATTACHED, duplicate.session().state());
+        assertEquals(1, stored());
+    }
+
+    @Test
+    void aGenerateRetriedAfterItsAttemptFailedGetsAFreshSession() {
+        Session failed = generate("t1", "gen-1").session();
+        join(service.transition("t1", failed.id(), SessionState.FAILED, "prefill failed", OptionalLong.empty()));
+
+        assertFreshAttemptReplaces(failed);
+    }
+
+    @Test
+    void aGenerateRetriedAfterItsSessionWasReleasedGetsAFreshSession() {
+        Session released = generate("t1", "gen-1").session();
+        join(service.release("t1", released.id(), "client gone", OptionalLong.empty()));
+
+        assertFreshAttemptReplaces(released);
+    }
+
+    @Test
+    void aGenerateRetriedAfterTheReaperExpiredItsSessionGetsAFreshSession() {
+        Session lapsed = generate("t1", "gen-1").session();
+        clock.advance(DEFAULT_LEASE);
+        assertEquals(1, sweep().expired());
+
+        assertFreshAttemptReplaces(lapsed);
+    }
+
+    @Test
+    void aLeaseThatRanOutHasEndedTheAttemptBeforeTheReaperNoticesIt() {
+        Session lapsed = generate("t1", "gen-1").session();
+        clock.advance(DEFAULT_LEASE);
+
+        Session fresh = assertFreshAttemptReplaces(lapsed);
+
+        assertEquals(1, sweep().expired());
+        assertEquals(SessionState.EXPIRED, reload(lapsed.id()).state());
+        Allocation again = generate("t1", "gen-1");
+        assertFalse(again.created(), "expiring the old attempt leaves the key with the new one");
+        assertEquals(fresh.id(), again.session().id());
+    }
+
+    /** The ended attempt is kept as a tombstone; the key now answers the new, live one. */
+    private Session assertFreshAttemptReplaces(Session ended) {
+        Session endedNow = reload(ended.id());
+        Allocation retry = generate("t1", ended.requestId());
+        assertTrue(retry.created());
+        Session fresh = retry.session();
+        assertNotEquals(ended.id(), fresh.id());
+        assertEquals(SessionState.ALLOCATED, fresh.state());
+        assertEquals(1, fresh.epoch());
+        assertEquals(endedNow, reload(ended.id()), "the ended attempt is left as it was");
+
+        Allocation duplicate = generate("t1", ended.requestId());
+        assertFalse(duplicate.created());
+        assertEquals(fresh.id(), duplicate.session().id());
+        assertEquals(2, stored());
+        return fresh;
+    }
+
+    @Test
+    void concurrentGeneratesOfOneNewRequestIdCreateExactlyOneSession() {
+        List<Allocation> results = join(Uni.join().all(List.of(
+                service.allocateForGenerate("t1", command("gen-race", "")),
+                service.allocateForGenerate("t1", command("gen-race", "")))).andFailFast());
+
+        assertEquals(1, results.stream().filter(Allocation::created).count());
+        assertEquals(1, results.stream().map(a -> a.session().id()).distinct().count());
+        assertEquals(1, stored());
+    }
+
+    @Test
+    void concurrentRetriesOfAnEndedGenerateCreateExactlyOneFreshSession() {
+        Session failed = generate("t1", "gen-race").session();
+        join(service.transition("t1", failed.id(), SessionState.FAILED, "decode failed", OptionalLong.empty()));
+        List<Uni<Allocation>> racing = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            racing.add(service.allocateForGenerate("t1", command("gen-race", "")));
+        }
+
+        List<Allocation> results = join(Uni.join().all(racing).andFailFast());
+
+        assertEquals(1, results.stream().filter(Allocation::created).count());
+        Set<String> answered = results.stream().map(a -> a.session().id()).collect(Collectors.toSet());
+        assertEquals(1, answered.size());
+        assertFalse(answered.contains(failed.id()));
+        assertEquals(2, stored());
+    }
+
+    @Test
+    void purgingTheReplacedTombstoneLeavesTheKeyWithTheNewAttempt() {
+        Session failed = generate("t1", "gen-1").session();
+        join(service.transition("t1", failed.id(), SessionState.FAILED, "prefill failed", OptionalLong.empty()));
+        clock.advance(RETENTION.minusMillis(1));
+        Session fresh = generate("t1", "gen-1").session();
+        clock.advance(Duration.ofMillis(1));
+
+        assertEquals(1, sweep().purged());
+
+        assertTrue(join(store.find(failed.id())).isEmpty());
+        Allocation duplicate = generate("t1", "gen-1");
+        assertFalse(duplicate.created(), "the purge must not free the key the new attempt holds");
+        assertEquals(fresh.id(), duplicate.session().id());
+        assertEquals(1, stored());
+    }
+
+    @Test
+    void aFreshAttemptCountsAgainstTheQuotaAndTheEndedOneNoLonger() {
+        Session failed = generate("t1", "gen-1").session();
+        for (int i = 1; i < MAX_LIVE; i++) {
+            allocate("t1", "q" + i);
+        }
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocateForGenerate("t1", command("gen-2", "")));
+        join(service.transition("t1", failed.id(), SessionState.FAILED, "prefill failed", OptionalLong.empty()));
+
+        assertTrue(generate("t1", "gen-1").created());
+
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocateForGenerate("t1", command("gen-2", "")));
+        assertEquals(MAX_LIVE, join(store.countLive("t1", clock.instant())));
+    }
+
+    @Test
+    void clientsCannotUseTheGenerateKeyNamespace() {
+        SessionException refusal = refused(SessionFailure.INVALID_ARGUMENT,
+                () -> service.allocate("t1", command("req-x", SessionService.GENERATE_KEY_PREFIX + "x")));
+        assertTrue(refusal.getMessage().contains("reserved"), refusal.getMessage());
+        assertEquals(0, stored());
+        assertEquals(0, join(store.countLive("t1", clock.instant())));
     }
 
     // ---------------------------------------------------------------- get, renew, release

@@ -78,13 +78,20 @@ public final class InMemorySessionStore implements SessionStore {
             String idemKey = s.tenant() + '\u0000' + s.idempotencyKey();
             IdempotencyRecord previous = idempotency.get(idemKey);
             if (previous != null) {
-                if (!previous.fingerprint().equals(s.fingerprint())) {
-                    throw new SessionException(SessionFailure.IDEMPOTENCY_CONFLICT,
-                            "idempotency key already used for a different allocation request");
-                }
-                Entry existing = sessions.get(previous.sessionId());
-                if (existing != null) {
-                    return new Allocation(existing.session, false);
+                Entry holder = sessions.get(previous.sessionId());
+                if (s.replaceEnded()) {
+                    if (holder != null && holder.session.isLiveAt(s.now())) {
+                        return new Allocation(holder.session, false);
+                    }
+                    // The holder has ended: the new session takes over the key below.
+                } else {
+                    if (!previous.fingerprint().equals(s.fingerprint())) {
+                        throw new SessionException(SessionFailure.IDEMPOTENCY_CONFLICT,
+                                "idempotency key already used for a different allocation request");
+                    }
+                    if (holder != null) {
+                        return new Allocation(holder.session, false);
+                    }
                 }
             }
             long live = countLiveLocked(s.tenant(), s.now());
@@ -304,7 +311,7 @@ public final class InMemorySessionStore implements SessionStore {
     private long countLiveLocked(String tenant, Instant now) {
         return sessions.values().stream()
                 .map(e -> e.session)
-                .filter(s -> s.tenant().equals(tenant) && s.state().isLive() && s.leaseExpiresAt().isAfter(now))
+                .filter(s -> s.tenant().equals(tenant) && s.isLiveAt(now))
                 .count();
     }
 

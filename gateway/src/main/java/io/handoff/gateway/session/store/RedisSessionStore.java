@@ -37,6 +37,9 @@ public final class RedisSessionStore implements SessionStore {
     /** How long an idempotency key outlives the tombstone it points at, so a slow retry still finds it. */
     private static final Duration KEY_MARGIN = Duration.ofMinutes(5);
 
+    /** Tells reserve.lua that no holder of the key may be replaced (no key's value is empty). */
+    private static final String NO_ENDED_HOLDER = "";
+
     private static final RedisScript RESERVE = RedisScript.load("reserve");
     private static final RedisScript CREATE = RedisScript.load("create");
     private static final RedisScript RENEW = RedisScript.load("renew");
@@ -66,32 +69,55 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Allocation> allocate(NewSession s) {
+        return guard(reserve(s, NO_ENDED_HOLDER));
+    }
+
+    /**
+     * Reserves the idempotency key for {@code s}, or answers the session that holds it.
+     *
+     * @param endedHolder the key's value ({@code <id>|<fingerprint>}) when its holder was found ended and may be
+     *                    replaced, else {@link #NO_ENDED_HOLDER}
+     */
+    private Uni<Allocation> reserve(NewSession s, String endedHolder) {
         Duration keyTtl = Duration.between(s.now(), s.leaseExpiresAt()).plus(settings.tombstoneRetention())
                 .plus(KEY_MARGIN);
-        Uni<Allocation> flow = run(RESERVE, List.of(keys.idempotency(s.tenant(), s.idempotencyKey()),
-                keys.tenantLive(s.tenant())),
+        return run(RESERVE, List.of(keys.idempotency(s.tenant(), s.idempotencyKey()), keys.tenantLive(s.tenant())),
                 List.of(s.id(), s.fingerprint(), SessionCodec.millis(s.now()), Long.toString(keyTtl.toMillis()),
-                        Integer.toString(settings.maxLivePerTenant()), SessionCodec.millis(s.leaseExpiresAt())))
+                        Integer.toString(settings.maxLivePerTenant()), SessionCodec.millis(s.leaseExpiresAt()),
+                        endedHolder))
                 .flatMap(reply -> {
                     String outcome = reply.get(0).toString();
                     switch (outcome) {
                         case "QUOTA":
                             return Uni.createFrom().failure(new SessionException(SessionFailure.QUOTA_EXCEEDED,
                                     "tenant has " + reply.get(1) + " live sessions, the most it may have"));
-                        case "EXISTING": {
-                            String[] held = reply.get(1).toString().split("\\|", 2);
-                            if (!held[1].equals(s.fingerprint())) {
-                                return Uni.createFrom().failure(new SessionException(
-                                        SessionFailure.IDEMPOTENCY_CONFLICT,
-                                        "idempotency key already used for a different allocation request"));
-                            }
-                            return create(withId(s, held[0]));
-                        }
+                        case "EXISTING":
+                            return answerHolder(s, reply.get(1).toString());
                         default:
                             return create(s);
                     }
                 });
-        return guard(flow);
+    }
+
+    /**
+     * The key is held by another session. Its record is created here if the replica that reserved the key died
+     * before creating it, so the holder is always answered as a stored session.
+     */
+    private Uni<Allocation> answerHolder(NewSession s, String held) {
+        String[] holder = held.split("\\|", 2);
+        if (!s.replaceEnded()) {
+            if (!holder[1].equals(s.fingerprint())) {
+                return Uni.createFrom().failure(new SessionException(SessionFailure.IDEMPOTENCY_CONFLICT,
+                        "idempotency key already used for a different allocation request"));
+            }
+            return create(withId(s, holder[0]));
+        }
+        // Liveness is read from the holder's record, not from the tenant's live index: the index is a hint that
+        // can lag a renewal, and replacing a holder that is still live would run its request twice. An ended
+        // session never becomes live again, so the verdict still holds when reserve.lua replaces the key.
+        return create(withId(s, holder[0])).flatMap(answer -> answer.session().isLiveAt(s.now())
+                ? Uni.createFrom().item(answer)
+                : reserve(s, held));
     }
 
     private Uni<Allocation> create(NewSession s) {
@@ -112,7 +138,7 @@ public final class RedisSessionStore implements SessionStore {
 
     private static NewSession withId(NewSession s, String id) {
         return new NewSession(id, s.tenant(), s.requestId(), s.model(), s.idempotencyKey(), s.fingerprint(),
-                s.style(), s.disposition(), s.lease(), s.now(), s.attributes(), s.route());
+                s.style(), s.disposition(), s.lease(), s.now(), s.attributes(), s.route(), s.replaceEnded());
     }
 
     @Override

@@ -31,6 +31,10 @@ public interface SessionStore {
      * Creates the session, or returns the one the same tenant already created under the same idempotency key.
      * A key reused with a different fingerprint fails with IDEMPOTENCY_CONFLICT; a tenant at its live-session
      * quota fails with QUOTA_EXCEEDED. Neither writes anything.
+     *
+     * <p>With {@link NewSession#replaceEnded()} the holder of the key is returned only while it is live (not
+     * terminal, lease not run out), whatever its fingerprint; a holder that has ended is replaced: the key is
+     * given to the new session, which is created. Of several such calls racing for one key, exactly one creates.
      */
     Uni<Allocation> allocate(NewSession session);
 
