@@ -46,4 +46,21 @@ class EmbeddedDefaultTest {
         RestAssured.given().baseUri(base.toString()).get("/q/health/ready").then().statusCode(200)
                 .body(containsString("session-store-memory"));
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"demo-vllm", "demo-sglang", "demo-trtllm"})
+    void runsAGenerateOnEachDemoRoute(String model) throws Exception {
+        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+            var inference = io.handoff.openengine.v1.InferenceGrpc.newBlockingStub(client.channel());
+            java.util.List<io.handoff.openengine.v1.GenerateResponse> events = new java.util.ArrayList<>();
+            inference.generate(io.handoff.openengine.v1.GenerateRequest.newBuilder().setRequestId("demo-" + model)
+                    .setModel(model).setPrompt("The quick brown fox")
+                    .setStopping(io.handoff.openengine.v1.StoppingOptions.newBuilder().setMaxTokens(8)).build())
+                    .forEachRemaining(events::add);
+            StringBuilder text = new StringBuilder();
+            events.forEach(e -> text.append(e.getToken().getText()));
+            System.out.println(model + ": " + events.size() + " events, text=" + text + ", last=" + events.get(events.size() - 1));
+            assertEquals(true, events.get(events.size() - 1).hasFinished(), events.toString());
+        }
+    }
 }

@@ -292,12 +292,12 @@ class OpenEngineKvGrpcTest {
     }
 
     @Test
-    void upstreamRpcsWeDoNotServeSaySo() {
+    void upstreamRpcsWeDoNotServeSayWhy() {
         InferenceGrpc.InferenceBlockingStub inference = GrpcTestClient.withKey(
                 InferenceGrpc.newBlockingStub(client.channel()), RedisTenancyProfile.TEAM_A_KEY);
-        StatusRuntimeException generate = refused(Status.Code.UNIMPLEMENTED,
-                () -> inference.generate(GenerateRequest.newBuilder().setRequestId("r").build()).next());
-        assertTrue(generate.getStatus().getDescription().contains("not implemented by Handoff"));
+        StatusRuntimeException generate = refused(Status.Code.NOT_FOUND, () -> inference.generate(
+                GenerateRequest.newBuilder().setRequestId("r").setModel("no-such-model").setPrompt("p").build()).next());
+        assertTrue(generate.getStatus().getDescription().contains("no route serves model 'no-such-model'"));
         ControlGrpc.ControlBlockingStub control = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(
                 client.channel()), RedisTenancyProfile.TEAM_A_KEY);
         StatusRuntimeException load = refused(Status.Code.UNIMPLEMENTED,

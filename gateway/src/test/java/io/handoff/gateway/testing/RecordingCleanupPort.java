@@ -5,7 +5,6 @@ import io.handoff.connector.spi.DischargeResult;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.smallrye.mutiny.Uni;
-import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
 import java.util.Map;
@@ -15,9 +14,8 @@ import java.util.function.Function;
 
 /**
  * A cleanup port that records every discharge (which replica, which session, which obligation) and answers what
- * the test scripted, RELEASED by default. The stand-in for the connectors, which arrive in their own issue.
+ * the test scripted, RELEASED by default: the stand-in for the connectors where a test drives the store alone.
  */
-@ApplicationScoped
 public class RecordingCleanupPort implements CleanupPort {
 
     public record Call(String replica, String sessionId, String obligationId) {

@@ -28,6 +28,7 @@ public class RedisTenancyProfile implements QuarkusTestProfile {
                 Map.entry("handoff.session.max-live-per-tenant", Integer.toString(QUOTA)),
                 Map.entry("handoff.session.supported-styles", "context-first,generation-first"),
                 Map.entry("handoff.reaper.enabled", "false"),
+                Map.entry("handoff.demo.enabled", "false"),
                 Map.entry("handoff.store.redis.timeout", "1s"));
     }
 

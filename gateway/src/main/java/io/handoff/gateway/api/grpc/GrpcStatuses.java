@@ -14,9 +14,34 @@ import io.handoff.openengine.v1.ErrorCode;
 public final class GrpcStatuses {
 
     public static final String ERROR_CODE_TRAILER = "handoff-error-code";
+    public static final String RETRYABLE_TRAILER = "handoff-retryable";
     static final Metadata.Key<String> ERROR_CODE = Metadata.Key.of(ERROR_CODE_TRAILER, Metadata.ASCII_STRING_MARSHALLER);
+    static final Metadata.Key<String> RETRYABLE = Metadata.Key.of(RETRYABLE_TRAILER, Metadata.ASCII_STRING_MARSHALLER);
 
     private GrpcStatuses() {
+    }
+
+    /**
+     * A Generate refused before acceptance: the status closest to its OpenEngine error code, the code itself in
+     * the trailer, and whether an unchanged retry can succeed in {@value #RETRYABLE_TRAILER}.
+     */
+    public static StatusRuntimeException refused(io.handoff.gateway.orchestration.GenerateRefusal refusal) {
+        Status status = switch (refusal.code()) {
+            case ERROR_CODE_INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
+            case ERROR_CODE_UNSUPPORTED_FEATURE, ERROR_CODE_ROLE_MISMATCH -> Status.FAILED_PRECONDITION;
+            case ERROR_CODE_MODEL_NOT_FOUND, ERROR_CODE_REQUEST_NOT_FOUND, ERROR_CODE_KV_SESSION_NOT_FOUND ->
+                    Status.NOT_FOUND;
+            case ERROR_CODE_OVERLOADED -> Status.RESOURCE_EXHAUSTED;
+            case ERROR_CODE_DUPLICATE_REQUEST -> Status.ALREADY_EXISTS;
+            case ERROR_CODE_DRAINING -> Status.UNAVAILABLE;
+            case ERROR_CODE_CANCELLED -> Status.CANCELLED;
+            case ERROR_CODE_KV_TRANSFER_FAILED -> Status.ABORTED;
+            default -> Status.INTERNAL;
+        };
+        Metadata trailers = new Metadata();
+        trailers.put(ERROR_CODE, refusal.code().name());
+        trailers.put(RETRYABLE, Boolean.toString(refusal.retryable()));
+        return status.withDescription(refusal.getMessage()).asRuntimeException(trailers);
     }
 
     public static StatusRuntimeException toStatus(Throwable failure) {

@@ -1,18 +1,39 @@
 package io.handoff.gateway.api.grpc;
 
+import io.grpc.Status;
+import io.handoff.gateway.api.auth.Caller;
+import io.handoff.gateway.api.auth.GrpcCallerInterceptor;
+import io.handoff.gateway.orchestration.GenerateOrchestrator;
+import io.handoff.gateway.orchestration.GenerateRefusal;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.Inference;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.mutiny.Multi;
 
-/** openengine.v1.Inference. Generate is served once routes and connectors exist; until then it says so. */
+/**
+ * openengine.v1.Inference. Generate runs as an orchestrated disaggregated request on the route serving its model.
+ * A refusal before acceptance is a gRPC status; after acceptance failures are one terminal EngineError event.
+ * Cancelling the call (or its deadline passing) cancels the request, which aborts its legs.
+ */
 @GrpcService
 public class InferenceGrpcService implements Inference {
 
+    private final GenerateOrchestrator orchestrator;
+
+    public InferenceGrpcService(GenerateOrchestrator orchestrator) {
+        this.orchestrator = orchestrator;
+    }
+
     @Override
     public Multi<GenerateResponse> generate(GenerateRequest request) {
-        return Multi.createFrom().failure(Unimplemented.rpc("Inference/Generate",
-                "no routes to engines are configured in this build; use OpenEngineKv for sessions"));
+        Caller caller = GrpcCallerInterceptor.current();
+        if (caller.admin()) {
+            return Multi.createFrom().failure(Status.PERMISSION_DENIED
+                    .withDescription("admin keys manage the deployment; Generate runs as a tenant")
+                    .asRuntimeException());
+        }
+        return orchestrator.generate(caller.tenant(), request)
+                .onFailure(GenerateRefusal.class).transform(f -> GrpcStatuses.refused((GenerateRefusal) f));
     }
 }

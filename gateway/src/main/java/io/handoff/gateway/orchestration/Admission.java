@@ -1,0 +1,16 @@
+package io.handoff.gateway.orchestration;
+
+import io.handoff.connector.spi.Handoff;
+import io.handoff.gateway.routing.PooledEndpoint;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.session.Session;
+
+/**
+ * What acceptance of a Generate produced: the route, the planned handoff, the endpoints counted against their
+ * pools and the allocated session. Everything a run needs, nothing it has to look up again.
+ *
+ * @param outputs how many outputs (num_sequences) the client expects
+ */
+record Admission(String requestId, String tenant, Route route, Handoff handoff, Session session,
+        PooledEndpoint prefillSlot, PooledEndpoint decodeSlot, int outputs) {
+}

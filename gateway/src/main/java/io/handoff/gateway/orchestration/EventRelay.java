@@ -1,0 +1,133 @@
+package io.handoff.gateway.orchestration;
+
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.GenerationFinished;
+import io.handoff.openengine.v1.Usage;
+
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Holds a relayed stream to the upstream event rules whatever a connector does: every event carries the client's
+ * request id, output-scoped events carry output_index, exactly one GenerationFinished per output, Usage only on
+ * the final event, nothing after the end. A stream that ends before every output finished is a failure, so the
+ * client sees one terminal EngineError instead of a silently short answer. One instance per request.
+ */
+final class EventRelay {
+
+    private final String requestId;
+    private final int outputs;
+    private final BitSet finished = new BitSet();
+    private Usage usage;
+    private boolean done;
+    private boolean errored;
+    private int events;
+
+    EventRelay(String requestId, int outputs) {
+        this.requestId = requestId;
+        this.outputs = outputs;
+    }
+
+    /** The event as the client receives it, or null when it must be dropped. */
+    GenerateResponse accept(GenerateResponse event) {
+        if (done) {
+            return null;
+        }
+        GenerateResponse.Builder b = event.toBuilder().setRequestId(requestId);
+        if (event.hasUsage()) {
+            usage = event.getUsage();
+            b.clearUsage();
+        }
+        if (event.hasError()) {
+            done = true;
+            errored = true;
+            return count(b.build());
+        }
+        if (event.hasToken()) {
+            int index = event.getToken().getOutputIndex();
+            if (!event.getToken().hasOutputIndex()) {
+                b.getTokenBuilder().setOutputIndex(0);
+            }
+            if (finished.get(index)) {
+                return null;
+            }
+        }
+        if (event.hasFinished()) {
+            int index = event.getFinished().getOutputIndex();
+            if (!event.getFinished().hasOutputIndex()) {
+                b.getFinishedBuilder().setOutputIndex(0);
+            }
+            if (finished.get(index)) {
+                return null;
+            }
+            finished.set(index);
+            if (finished.cardinality() >= outputs) {
+                done = true;
+                if (usage != null) {
+                    b.setUsage(usage);
+                }
+            }
+        }
+        if (!event.hasToken() && !event.hasFinished() && !event.hasPrompt() && !event.hasPrefillReady()) {
+            return null; // a usage-only event: its usage rides on the final event
+        }
+        return count(b.build());
+    }
+
+    private GenerateResponse count(GenerateResponse event) {
+        events++;
+        return event;
+    }
+
+    /** Whether the stream reached its end (all outputs finished, or an error was relayed). */
+    boolean done() {
+        return done;
+    }
+
+    /** Whether the stream ended with an engine's EngineError. */
+    boolean errored() {
+        return errored;
+    }
+
+    /** Whether the client has received anything yet. */
+    boolean started() {
+        return events > 0;
+    }
+
+    /** Fails a stream that stopped before its end: the answer would otherwise look complete and is not. */
+    void requireDone() {
+        if (!done) {
+            throw new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true, "the decode stream ended after "
+                    + finished.cardinality() + " of " + outputs + " outputs finished");
+        }
+    }
+
+    /** The events that end every unfinished output as CANCELLED, the last one carrying the usage so far. */
+    List<GenerateResponse> cancelRemaining(String message) {
+        java.util.ArrayList<GenerateResponse> out = new java.util.ArrayList<>();
+        for (int i = 0; i < outputs; i++) {
+            if (!finished.get(i)) {
+                out.add(GenerateResponse.newBuilder().setRequestId(requestId).setFinished(GenerationFinished
+                        .newBuilder().setOutputIndex(i).setReason(FinishReason.FINISH_REASON_CANCELLED)
+                        .setMessage(message)).build());
+                finished.set(i);
+            }
+        }
+        done = true;
+        if (!out.isEmpty() && usage != null) {
+            out.set(out.size() - 1, out.get(out.size() - 1).toBuilder().setUsage(usage).build());
+        }
+        return out;
+    }
+
+    /** The one terminal EngineError of a failed request; nothing is relayed after it. */
+    GenerateResponse terminalError(ErrorCode code, String message, boolean retryable) {
+        done = true;
+        errored = true;
+        return count(GenerateResponse.newBuilder().setRequestId(requestId).setError(io.handoff.openengine.v1
+                .EngineError.newBuilder().setCode(code).setMessage(message).setRetryable(retryable)).build());
+    }
+}

@@ -1,0 +1,323 @@
+package io.handoff.gateway.orchestration;
+
+import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.Leg;
+import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.gateway.routing.PooledEndpoint;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.SessionService;
+import io.handoff.gateway.session.SessionState;
+import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One accepted request: its legs in the style's order, the relay of the decode stream, and the one ending of its
+ * session. Whatever happens (completion, a failing leg, a client cancel, Control.Abort, the session ended by
+ * another replica) the legs still running are aborted through their native paths and the session ends exactly once.
+ */
+public final class HandoffRun implements RunningRequest {
+
+    private static final Logger LOG = Logger.getLogger(HandoffRun.class);
+
+    private final Admission admission;
+    private final Route route;
+    private final EngineConnector connector;
+    private final SessionService sessions;
+    private final LeaseKeeper keeper;
+    private final Runnable onFinish;
+    private final Duration abortTimeout;
+    private final EventRelay relay;
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final CompletableFuture<String> abortSignal = new CompletableFuture<>();
+    private final Set<io.handoff.connector.spi.Endpoint> triedDecodes = new HashSet<>();
+    private volatile Handoff handoff;
+    private volatile PooledEndpoint decodeSlot;
+    private volatile long epoch;
+    private volatile SessionState endedAs;
+    private volatile boolean sessionLost;
+    private volatile boolean finishedInPrefill;
+    private volatile Throwable prefillFailure;
+    private volatile Throwable decodeFailure;
+
+    HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
+            Runnable onFinish) {
+        this.admission = admission;
+        this.route = admission.route();
+        this.connector = route.connector();
+        this.sessions = sessions;
+        this.keeper = keeper;
+        this.abortTimeout = abortTimeout;
+        this.onFinish = onFinish;
+        this.handoff = admission.handoff();
+        this.decodeSlot = admission.decodeSlot();
+        this.epoch = admission.session().epoch();
+        this.relay = new EventRelay(admission.requestId(), admission.outputs());
+        triedDecodes.add(decodeSlot.endpoint());
+    }
+
+    @Override
+    public String requestId() {
+        return admission.requestId();
+    }
+
+    public String sessionId() {
+        return admission.session().id();
+    }
+
+    @Override
+    public String tenant() {
+        return admission.tenant();
+    }
+
+    public String routeName() {
+        return route.name();
+    }
+
+    /** How the session ended, once it has. */
+    public SessionState endedAs() {
+        return endedAs;
+    }
+
+    @Override
+    public void abort(String reason) {
+        abortSignal.complete(reason);
+    }
+
+    /** The session ended under the request (aborted or expired on another replica): stop without touching it. */
+    void sessionLost(String reason) {
+        sessionLost = true;
+        abortSignal.complete(reason);
+    }
+
+    Multi<GenerateResponse> stream() {
+        Multi<GenerateResponse> legs = handoff.style() == ScheduleStyle.CONTEXT_FIRST ? contextFirst() : together();
+        return AbortableStream.until(legs, abortSignal)
+                .onItem().transformToIterable(event -> {
+                    GenerateResponse relayed = relay.accept(event);
+                    return relayed == null ? List.of() : List.of(relayed);
+                })
+                .onCompletion().switchTo(this::ending)
+                .onFailure().recoverWithMulti(this::failed)
+                .onCancellation().call(this::cancelled)
+                .onTermination().invoke(this::finish);
+    }
+
+    // ---- the styles
+
+    private Multi<GenerateResponse> contextFirst() {
+        return prefillLeg().onItem().transformToMulti(result -> {
+            if (result instanceof PrefillResult.Finished finished) {
+                finishedInPrefill = true;
+                return recordHeld(finished.held())
+                        .chain(() -> end(SessionState.RELEASED, "the request finished during its prefill"))
+                        .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
+            }
+            PrefillResult.Ready ready = (PrefillResult.Ready) result;
+            handoff = ready.handoff();
+            return recordHeld(ready.held())
+                    .chain(() -> move(SessionState.READY, "the prefill parked its KV"))
+                    .chain(() -> move(SessionState.ATTACHED, "the decode attaches"))
+                    .onItem().transformToMulti(x -> decodeLeg(1));
+        });
+    }
+
+    /**
+     * Generation-first and concurrent: the decode is subscribed first (it is admitted as the rendezvous), then
+     * the prefill fills the same session. A peer that is not ready yet is not a failure; a failing leg fails both.
+     */
+    private Multi<GenerateResponse> together() {
+        return move(SessionState.ATTACHED, "the decode is admitted as the rendezvous").onItem().transformToMulti(x -> {
+            Multi<GenerateResponse> decode = decodeLeg(1);
+            Multi<GenerateResponse> prefill = prefillLeg().onItem().transformToMulti(result -> {
+                List<HeldKv> held = result instanceof PrefillResult.Ready ready ? ready.held()
+                        : ((PrefillResult.Finished) result).held();
+                return recordHeld(held).onItem().transformToMulti(v -> Multi.createFrom().<GenerateResponse>empty());
+            });
+            return Multi.createBy().merging().streams(decode, prefill);
+        });
+    }
+
+    // ---- the legs
+
+    private Uni<PrefillResult> prefillLeg() {
+        Duration timeout = route.settings().prefillTimeout();
+        return connector.prefill(handoff)
+                .ifNoItem().after(timeout).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true,
+                        true, "the prefill did not park its KV within " + timeout.toMillis() + " ms"))
+                .onFailure().invoke(f -> prefillFailure = f);
+    }
+
+    private Multi<GenerateResponse> decodeLeg(int attempt) {
+        Duration idle = route.settings().decodeIdleTimeout();
+        Handoff current = handoff;
+        return connector.decode(current)
+                .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true,
+                        "the decode stream was silent for " + idle.toMillis() + " ms"))
+                .onFailure(f -> retryElsewhere(f, attempt)).recoverWithMulti(f -> {
+                    var next = route.decode().acquire(triedDecodes);
+                    if (next.isEmpty()) {
+                        return Multi.createFrom().failure(f);
+                    }
+                    LOG.infof("request %s: decode endpoint %s unreachable (%s); trying %s", requestId(),
+                            current.decode().name(), f.getMessage(), next.get().endpoint().name());
+                    decodeSlot.release(breakerFailure(f));
+                    decodeSlot = next.get();
+                    triedDecodes.add(decodeSlot.endpoint());
+                    handoff = current.withDecode(decodeSlot.endpoint());
+                    return decodeLeg(attempt + 1);
+                })
+                .onFailure().invoke(f -> decodeFailure = f);
+    }
+
+    /** Only a decode that never reached its engine, on a connector whose handoff data is not bound to it. */
+    private boolean retryElsewhere(Throwable f, int attempt) {
+        return f instanceof EngineException e && !e.sentToEngine() && attempt < route.settings().decodeAttempts()
+                && route.capabilities().decodeRetryElsewhere() && !relay.started();
+    }
+
+    // ---- the endings
+
+    private Multi<GenerateResponse> ending() {
+        String aborted = abortSignal.getNow(null);
+        if (aborted != null) {
+            List<GenerateResponse> tail = relay.cancelRemaining(aborted);
+            Uni<Void> end = sessionLost ? Uni.createFrom().voidItem() : end(SessionState.CANCELLED, aborted);
+            return abortLegs().chain(() -> end).onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
+        }
+        if (finishedInPrefill) {
+            return Multi.createFrom().empty();
+        }
+        relay.requireDone();
+        if (relay.errored()) {
+            return end(SessionState.FAILED, "the engine reported an error").onItem()
+                    .transformToMulti(x -> Multi.createFrom().empty());
+        }
+        return end(SessionState.COMPLETE, "the decode finished").onItem()
+                .transformToMulti(x -> Multi.createFrom().empty());
+    }
+
+    private Multi<GenerateResponse> failed(Throwable failure) {
+        EngineException e = asEngineFailure(failure);
+        List<GenerateResponse> tail = relay.done() ? List.of()
+                : List.of(relay.terminalError(e.code(), e.getMessage(), e.retryable()));
+        return abortLegs()
+                .chain(() -> recordHeld(e.held()))
+                .chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.FAILED, e.getMessage()))
+                .onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
+    }
+
+    private Uni<Void> cancelled() {
+        String why = "cancelled by the client";
+        return abortLegs().chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.CANCELLED, why));
+    }
+
+    private void finish() {
+        keeper.forget(sessionId());
+        admission.prefillSlot().release(breakerFailure(prefillFailure));
+        decodeSlot.release(breakerFailure(decodeFailure));
+        onFinish.run();
+    }
+
+    /**
+     * A leg's failure counts against its endpoint's breaker unless the engine judged the request itself (a bad
+     * argument, a feature it lacks) or the request was cancelled: those say nothing about the endpoint's health.
+     */
+    private static String breakerFailure(Throwable failure) {
+        if (failure == null) {
+            return null;
+        }
+        if (failure instanceof EngineException e && e.sentToEngine()
+                && (e.code() == ErrorCode.ERROR_CODE_INVALID_ARGUMENT
+                        || e.code() == ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE
+                        || e.code() == ErrorCode.ERROR_CODE_CANCELLED)) {
+            return null;
+        }
+        return String.valueOf(failure.getMessage());
+    }
+
+    private static EngineException asEngineFailure(Throwable f) {
+        if (f instanceof EngineException e) {
+            return e;
+        }
+        if (f instanceof TimeoutException) {
+            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true, f.getMessage(), f);
+        }
+        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                "internal failure: " + f.getClass().getSimpleName() + ": " + f.getMessage(), f);
+    }
+
+    // ---- the session
+
+    private Uni<Void> move(SessionState target, String reason) {
+        return sessions.transition(tenant(), sessionId(), target, reason, OptionalLong.of(epoch))
+                .invoke(t -> epoch = t.session().epoch())
+                .onFailure().transform(f -> {
+                    sessionLost = true;
+                    return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
+                            "the session ended before it could become " + target + ": " + f.getMessage(), f);
+                })
+                .replaceWithVoid();
+    }
+
+    private Uni<Void> end(SessionState state, String reason) {
+        if (!ended.compareAndSet(false, true)) {
+            return Uni.createFrom().voidItem();
+        }
+        keeper.forget(sessionId());
+        return sessions.transition(tenant(), sessionId(), state, reason, OptionalLong.of(epoch))
+                .invoke(t -> {
+                    epoch = t.session().epoch();
+                    endedAs = state;
+                })
+                .onFailure().invoke(f -> LOG.debugf("request %s: session %s not moved to %s: %s", requestId(),
+                        sessionId(), state, f.getMessage()))
+                .onFailure().recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    private Uni<Void> recordHeld(List<HeldKv> held) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (HeldKv h : held) {
+            CleanupObligation obligation = CleanupObligation.pending(h.id(), route.name(), h.endpoint().name(),
+                    h.resource(), h.handle(), h.heldUntil());
+            chain = chain.chain(() -> sessions.recordObligation(tenant(), sessionId(), obligation)
+                    .onFailure().invoke(f -> LOG.warnf("request %s: could not record %s held on %s: %s",
+                            requestId(), h.resource(), h.endpoint().name(), f.getMessage()))
+                    .onFailure().recoverWithNull()
+                    .replaceWithVoid());
+        }
+        return chain;
+    }
+
+    /** Both legs through their native abort paths; an engine that only aborts on close has already been closed. */
+    private Uni<Void> abortLegs() {
+        Handoff h = handoff;
+        return Uni.join().all(abortLeg(h, Leg.PREFILL), abortLeg(h, Leg.DECODE)).andCollectFailures()
+                .onFailure().recoverWithNull().replaceWithVoid();
+    }
+
+    private Uni<Void> abortLeg(Handoff h, Leg leg) {
+        return Uni.createFrom().deferred(() -> connector.abort(h, leg))
+                .ifNoItem().after(abortTimeout).fail()
+                .onFailure().invoke(f -> LOG.debugf("request %s: abort of the %s leg: %s", requestId(), leg,
+                        f.getMessage()))
+                .onFailure().recoverWithNull();
+    }
+}

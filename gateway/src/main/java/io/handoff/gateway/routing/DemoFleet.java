@@ -1,0 +1,81 @@
+package io.handoff.gateway.routing;
+
+import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.simulator.Family;
+import io.handoff.simulator.Role;
+import io.handoff.simulator.SimEngine;
+import io.handoff.simulator.SimFleet;
+import io.vertx.core.Vertx;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The embedded default: one simulated prefill and decode engine of each HTTP family, in this process on free ports,
+ * and one route per family with the styles its engine supports natively, so that a newcomer can send a Generate
+ * with nothing else installed. Never started when any route is configured.
+ */
+public final class DemoFleet implements AutoCloseable {
+
+    public static final String MODEL = "sim-model";
+    private static final Logger LOG = Logger.getLogger(DemoFleet.class);
+
+    private final SimFleet fleet;
+    private final List<RouteSettings> routes;
+
+    private DemoFleet(SimFleet fleet) {
+        this.fleet = fleet;
+        this.routes = List.of(
+                route("demo-vllm", Family.VLLM, ScheduleStyle.CONTEXT_FIRST, Set.of(ScheduleStyle.CONTEXT_FIRST),
+                        Map.of("hold-mode", "fixed", "hold-seconds", "480")),
+                route("demo-sglang", Family.SGLANG, ScheduleStyle.CONCURRENT,
+                        Set.of(ScheduleStyle.CONCURRENT, ScheduleStyle.GENERATION_FIRST),
+                        Map.of("bootstrap-port", Integer.toString(fleet.get(Family.SGLANG, Role.PREFILL)
+                                .auxPort("bootstrap")))),
+                route("demo-trtllm", Family.TRTLLM, ScheduleStyle.CONTEXT_FIRST,
+                        Set.of(ScheduleStyle.CONTEXT_FIRST, ScheduleStyle.GENERATION_FIRST),
+                        Map.of("schedule-styles", "context-first,generation-first")));
+    }
+
+    static DemoFleet start(Vertx vertx) {
+        SimFleet fleet = SimFleet.start(vertx, 0, Map.of("model", MODEL, "token-interval-ms", "20"),
+                SimFleet.DEFAULT_FAMILIES);
+        LOG.info("no routes configured: started the embedded demo fleet of simulated engines");
+        fleet.describe().forEach(line -> LOG.info("  " + line));
+        return new DemoFleet(fleet);
+    }
+
+    private RouteSettings route(String name, Family family, ScheduleStyle defaultStyle, Set<ScheduleStyle> styles,
+            Map<String, String> options) {
+        SimEngine prefill = fleet.get(family, Role.PREFILL);
+        SimEngine decode = fleet.get(family, Role.DECODE);
+        return new RouteSettings(name, name, List.of(), MODEL, family.wire(),
+                List.of(Endpoint.of("prefill-0", prefill.baseUrl())), List.of(Endpoint.of("decode-0",
+                        decode.baseUrl())), defaultStyle, styles, BypassPolicy.NEVER, Optional.empty(),
+                Optional.empty(), Duration.ofSeconds(60), Duration.ofSeconds(60), 1, 3, Duration.ofSeconds(10),
+                256, 1024, options);
+    }
+
+    public List<RouteSettings> routes() {
+        return routes;
+    }
+
+    /** The simulated engine behind an endpoint URI, for tests and the demo's own stats. */
+    public Optional<SimEngine> engine(Endpoint endpoint) {
+        return fleet.engines().stream().filter(e -> e.baseUrl().equals(endpoint.uri().toString())).findFirst();
+    }
+
+    public SimFleet fleet() {
+        return fleet;
+    }
+
+    @Override
+    public void close() {
+        fleet.close();
+    }
+}

@@ -1,0 +1,49 @@
+package io.handoff.gateway.routing;
+
+import io.handoff.connector.spi.Endpoint;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One endpoint of a pool: its outstanding requests and its breaker. */
+public final class PooledEndpoint {
+
+    private final Endpoint endpoint;
+    private final EndpointBreaker breaker;
+    private final AtomicInteger outstanding = new AtomicInteger();
+
+    PooledEndpoint(Endpoint endpoint, EndpointBreaker breaker) {
+        this.endpoint = endpoint;
+        this.breaker = breaker;
+    }
+
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    public EndpointBreaker breaker() {
+        return breaker;
+    }
+
+    public int outstanding() {
+        return outstanding.get();
+    }
+
+    void acquire() {
+        outstanding.incrementAndGet();
+    }
+
+    /** Gives the place back for a request that was refused before it reached the endpoint: no verdict on it. */
+    public void giveBack() {
+        outstanding.decrementAndGet();
+    }
+
+    /** Ends one request on this endpoint; {@code failure} null means it went well as far as the endpoint goes. */
+    public void release(String failure) {
+        outstanding.decrementAndGet();
+        if (failure == null) {
+            breaker.succeeded();
+        } else {
+            breaker.failed(failure);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.handoff.gateway.routing;
+
+import io.handoff.connector.spi.ConnectorCapabilities;
+import io.handoff.connector.spi.ConnectorConfig;
+import io.handoff.connector.spi.ConnectorContext;
+import io.handoff.connector.spi.ConnectorService;
+import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.gateway.session.SessionPolicy;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/**
+ * Negotiates a route with its connector: the family must exist, the connector must accept the options, and every
+ * setting must be something the engine can do natively. A mismatch is an {@link IllegalArgumentException} whose
+ * message names the route, the setting and the reason; the gateway does not start with it. Nothing is weakened.
+ */
+public final class RouteFactory {
+
+    private final Map<String, ConnectorService> families;
+    private final SessionPolicy deployment;
+
+    public RouteFactory(Map<String, ConnectorService> families, SessionPolicy deployment) {
+        this.families = Map.copyOf(families);
+        this.deployment = deployment;
+    }
+
+    /** Checks the route without creating a connector; returns what the connector declares for it. */
+    public ConnectorCapabilities negotiate(RouteSettings s) {
+        ConnectorService service = service(s);
+        if (s.prefill().isEmpty() || s.decode().isEmpty()) {
+            throw refuse(s, "prefill and decode", "both pools need at least one endpoint");
+        }
+        if (!s.styles().contains(s.defaultStyle())) {
+            throw refuse(s, "default-style", s.defaultStyle().configName() + " is not among styles "
+                    + names(s.styles()));
+        }
+        ConnectorCapabilities caps = service.initialise(config(s));
+        for (ScheduleStyle style : s.styles()) {
+            if (!caps.nativeStyles().contains(style)) {
+                throw refuse(s, "styles", style.configName() + " is not supported natively by " + s.family()
+                        + " (it supports " + names(caps.nativeStyles()) + "); Handoff does not emulate styles");
+            }
+            if (!deployment.supportedStyles().contains(style)) {
+                throw refuse(s, "styles", style.configName() + " is not among handoff.session.supported-styles");
+            }
+        }
+        if (!s.bypass().never() && !caps.localPrefill()) {
+            throw refuse(s, "bypass.when", s.family() + " decode endpoints cannot prefill locally as configured, "
+                    + "so no request can bypass; set bypass.when=never");
+        }
+        Duration max = leaseMax(s, caps);
+        Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
+        if (initial.isZero() || initial.isNegative() || initial.compareTo(max) > 0) {
+            throw refuse(s, "lease-default", initial + " must be above zero and at most lease-max " + max);
+        }
+        for (Map.Entry<String, Integer> limit : Map.of("decode-attempts", s.decodeAttempts(), "breaker-failures",
+                s.breakerFailures(), "max-outstanding-per-endpoint", s.maxOutstandingPerEndpoint(), "max-in-flight",
+                s.maxInFlight()).entrySet()) {
+            if (limit.getValue() < 1) {
+                throw refuse(s, limit.getKey(), "must be at least 1");
+            }
+        }
+        return caps;
+    }
+
+    /** Negotiates and creates the route's connector and pools. */
+    public Route create(RouteSettings s, ConnectorContext context, Clock clock) {
+        ConnectorCapabilities caps = negotiate(s);
+        EngineConnector connector = service(s).create(config(s), context);
+        Duration max = leaseMax(s, caps);
+        Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
+        EndpointPool prefill = new EndpointPool(s.name() + "/prefill", s.prefill(), clock, s.breakerFailures(),
+                s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), connector::probe);
+        EndpointPool decode = new EndpointPool(s.name() + "/decode", s.decode(), clock, s.breakerFailures(),
+                s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), connector::probe);
+        return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger());
+    }
+
+    /**
+     * A session must not outlive the KV it stands for: a READY session whose engine already freed the blocks would
+     * send a decode to nothing. So the lease may not exceed how long the engine holds parked KV.
+     */
+    private Duration leaseMax(RouteSettings s, ConnectorCapabilities caps) {
+        Duration ceiling = min(deployment.maxLease(), caps.engineHold());
+        if (s.leaseMax().isEmpty()) {
+            return ceiling;
+        }
+        Duration asked = s.leaseMax().get();
+        if (asked.compareTo(caps.engineHold()) > 0) {
+            throw refuse(s, "lease-max", asked + " is longer than " + s.family() + " holds parked KV ("
+                    + caps.engineHold() + " with these options)");
+        }
+        if (asked.compareTo(deployment.maxLease()) > 0) {
+            throw refuse(s, "lease-max", asked + " is above handoff.session.max-lease " + deployment.maxLease());
+        }
+        return asked;
+    }
+
+    private ConnectorService service(RouteSettings s) {
+        ConnectorService service = families.get(s.family());
+        if (service == null) {
+            throw refuse(s, "family", "'" + s.family() + "' has no connector on the class path (known: "
+                    + String.join(", ", new java.util.TreeSet<>(families.keySet())) + ")");
+        }
+        return service;
+    }
+
+    static ConnectorConfig config(RouteSettings s) {
+        return new ConnectorConfig(s.name(), s.engineModel(), s.prefill(), s.decode(), s.options());
+    }
+
+    private static IllegalArgumentException refuse(RouteSettings s, String setting, String why) {
+        return new IllegalArgumentException("route " + s.name() + ": " + setting + ": " + why);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static String names(java.util.Set<ScheduleStyle> styles) {
+        return styles.stream().map(ScheduleStyle::configName).sorted().collect(Collectors.joining(", ", "[", "]"));
+    }
+}

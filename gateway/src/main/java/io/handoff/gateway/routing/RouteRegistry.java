@@ -1,0 +1,130 @@
+package io.handoff.gateway.routing;
+
+import io.handoff.connector.spi.ConnectorContext;
+import io.handoff.connector.spi.ConnectorService;
+import io.handoff.gateway.session.SessionPolicy;
+import io.quarkus.runtime.Startup;
+import io.vertx.core.Vertx;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+
+/**
+ * The routes this replica serves, built once at start. Connector families are found with {@link ServiceLoader}, so a
+ * new engine family is a jar on the class path, never a change here. A route that cannot be honoured stops the
+ * start with its reason; with no route configured the embedded demo fleet is started instead (when enabled).
+ */
+@Startup
+@ApplicationScoped
+public class RouteRegistry {
+
+    private static final Logger LOG = Logger.getLogger(RouteRegistry.class);
+
+    private final Map<String, Route> byName = new LinkedHashMap<>();
+    private final Map<String, Route> byModel = new HashMap<>();
+    private final DemoFleet demo;
+
+    public RouteRegistry(RoutingConfig config, SessionPolicy policy, Vertx vertx, Clock clock) {
+        RouteFactory factory = new RouteFactory(discoverFamilies(), policy);
+        List<RouteSettings> settings = new ArrayList<>();
+        config.routes().forEach((name, route) -> settings.add(RouteSettings.from(name, route)));
+        if (settings.isEmpty() && config.demo().enabled()) {
+            demo = DemoFleet.start(vertx);
+            settings.addAll(demo.routes());
+        } else {
+            demo = null;
+        }
+        ConnectorContext context = new ConnectorContext() {
+            @Override
+            public Vertx vertx() {
+                return vertx;
+            }
+
+            @Override
+            public Clock clock() {
+                return clock;
+            }
+        };
+        try {
+            for (RouteSettings s : settings) {
+                Route route = factory.create(s, context, clock);
+                add(route);
+                LOG.infof("route %s: model %s on %s, styles %s (default %s), bypass %s, lease %s (max %s)",
+                        s.name(), s.modelNames(), s.family(), s.styles(), s.defaultStyle().configName(),
+                        s.bypass().never() ? "never" : s.bypass().triggers(), route.leaseDefault(), route.leaseMax());
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Every {@link ConnectorService} on the class path, by family name. */
+    public static Map<String, ConnectorService> discoverFamilies() {
+        Map<String, ConnectorService> families = new HashMap<>();
+        for (ConnectorService service : ServiceLoader.load(ConnectorService.class,
+                RouteRegistry.class.getClassLoader())) {
+            ConnectorService previous = families.put(service.family(), service);
+            if (previous != null) {
+                throw new IllegalStateException("two connectors claim family " + service.family() + ": "
+                        + previous.getClass().getName() + " and " + service.getClass().getName());
+            }
+        }
+        return families;
+    }
+
+    private void add(Route route) {
+        if (byName.put(route.name(), route) != null) {
+            throw new IllegalArgumentException("route " + route.name() + " is defined twice");
+        }
+        for (String model : route.settings().modelNames()) {
+            Route other = byModel.put(model, route);
+            if (other != null) {
+                throw new IllegalArgumentException("route " + route.name() + ": model name '" + model
+                        + "' is already served by route " + other.name());
+            }
+        }
+    }
+
+    /** The route serving a model name or alias. */
+    public Optional<Route> forModel(String model) {
+        return Optional.ofNullable(byModel.get(model));
+    }
+
+    public Optional<Route> named(String name) {
+        return Optional.ofNullable(byName.get(name));
+    }
+
+    public Collection<Route> all() {
+        return byName.values();
+    }
+
+    /** The demo fleet's engines, when this replica started one. */
+    public Optional<DemoFleet> demo() {
+        return Optional.ofNullable(demo);
+    }
+
+    @PreDestroy
+    void close() {
+        for (Route route : byName.values()) {
+            try {
+                route.connector().close();
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "closing the connector of route %s", route.name());
+            }
+        }
+        if (demo != null) {
+            demo.close();
+        }
+    }
+}

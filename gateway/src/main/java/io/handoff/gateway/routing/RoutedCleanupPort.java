@@ -1,0 +1,44 @@
+package io.handoff.gateway.routing;
+
+import io.handoff.connector.spi.DischargeResult;
+import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.HeldKv;
+import io.handoff.gateway.reaper.CleanupPort;
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.Session;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Discharges an obligation through the connector of the route that recorded it (obligations name their route as
+ * their connector), on the endpoint that holds the KV. An obligation whose route or endpoint is no longer configured
+ * is retried and, after the reaper's attempts, abandoned to the engine's own timer.
+ */
+@ApplicationScoped
+public class RoutedCleanupPort implements CleanupPort {
+
+    private final RouteRegistry routes;
+
+    public RoutedCleanupPort(RouteRegistry routes) {
+        this.routes = routes;
+    }
+
+    @Override
+    public Uni<DischargeResult> discharge(Session session, CleanupObligation obligation) {
+        Route route = routes.named(obligation.connector()).orElse(null);
+        if (route == null) {
+            return Uni.createFrom().item(DischargeResult.retry("no route named '" + obligation.connector()
+                    + "' is configured on this replica"));
+        }
+        Endpoint endpoint = route.prefill().member(obligation.endpoint())
+                .or(() -> route.decode().member(obligation.endpoint()))
+                .map(PooledEndpoint::endpoint).orElse(null);
+        if (endpoint == null) {
+            return Uni.createFrom().item(DischargeResult.retry("route " + route.name() + " has no endpoint named '"
+                    + obligation.endpoint() + "'"));
+        }
+        HeldKv held = new HeldKv(obligation.id(), endpoint, obligation.resource(), obligation.handle(),
+                obligation.heldUntil(), true);
+        return Uni.createFrom().deferred(() -> route.connector().discharge(held));
+    }
+}

@@ -1,0 +1,109 @@
+package io.handoff.gateway.routing;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * {@code handoff.routes.<name>.*} and {@code handoff.demo.*}: the engine fleet this gateway fronts. Every key is
+ * documented in docs/api.md ("Routes").
+ */
+@ConfigMapping(prefix = "handoff")
+public interface RoutingConfig {
+
+    /** Routes by name; none configured means the embedded demo fleet, when {@link Demo#enabled()}. */
+    Map<String, RouteConfig> routes();
+
+    Demo demo();
+
+    interface Demo {
+        /** Start in-process simulators and one route per family when no route is configured. */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    interface RouteConfig {
+
+        /** The model name clients send. */
+        String model();
+
+        /** Other names clients may send for the same model. */
+        Optional<List<String>> aliases();
+
+        /** The model name the engines serve, when it differs from {@link #model()}. */
+        Optional<String> engineModel();
+
+        /** The connector family: vllm, sglang, trtllm or openengine. */
+        String family();
+
+        /** Producer endpoints: {@code uri} or {@code name=uri}. */
+        List<String> prefill();
+
+        /** Consumer endpoints: {@code uri} or {@code name=uri}. */
+        List<String> decode();
+
+        /** The style a request gets when it names none. */
+        @WithDefault("context-first")
+        String defaultStyle();
+
+        /** Styles a request may name explicitly; the default style alone when unset. */
+        Optional<List<String>> styles();
+
+        Bypass bypass();
+
+        /** Lease of the route's sessions; the deployment's default lease when unset. */
+        Optional<Duration> leaseDefault();
+
+        /** Longest lease; the shorter of the deployment's maximum and the engine's KV hold when unset. */
+        Optional<Duration> leaseMax();
+
+        /** Longest wait for a prefill leg to park its KV (or finish). */
+        @WithDefault("60s")
+        Duration prefillTimeout();
+
+        /** Longest silence on the decode stream, before its first event and between events. */
+        @WithDefault("60s")
+        Duration decodeIdleTimeout();
+
+        /** Decode endpoints tried for one request when an endpoint cannot be reached before attach. */
+        @WithDefault("2")
+        int decodeAttempts();
+
+        /** Consecutive failures that open an endpoint's circuit breaker. */
+        @WithDefault("3")
+        int breakerFailures();
+
+        /** How long an open breaker skips its endpoint before a probe may bring it back. */
+        @WithDefault("10s")
+        Duration breakerOpenFor();
+
+        /** Requests one endpoint may have outstanding; a pool whose endpoints are all full is saturated. */
+        @WithDefault("256")
+        int maxOutstandingPerEndpoint();
+
+        /** Requests the route runs at once (its bulkhead); beyond it a Generate is refused as OVERLOADED. */
+        @WithDefault("1024")
+        int maxInFlight();
+
+        /** Family-specific connector options, documented in mappings/&lt;family&gt;.md. */
+        Map<String, String> options();
+    }
+
+    interface Bypass {
+        /**
+         * When a request skips the prefill pool and prefills on a decode endpoint: {@code never}, {@code always},
+         * or any of {@code explicit} (the request asks with transfer disposition BYPASS), {@code short-prompt}
+         * and {@code prefill-unavailable} (every prefill endpoint is unhealthy or full).
+         */
+        @WithDefault("never")
+        List<String> when();
+
+        /** Prompts shorter than this many tokens bypass under {@code short-prompt}. */
+        OptionalInt shortPromptTokens();
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * Routes: which model goes to which engine family, prefill pool and decode pool, under which schedule styles,
+ * bypass policy, leases and timeouts. Routes are checked against their connector's declared capabilities when the
+ * gateway starts, and a route that cannot be honoured stops the start. Endpoint choice within a pool (least
+ * outstanding requests, round-robin tie-break, a circuit breaker per endpoint) lives here too.
+ */
+package io.handoff.gateway.routing;
