@@ -9,8 +9,20 @@ import io.handoff.gateway.session.Session;
  * What acceptance of a Generate produced: the route, the planned handoff, the endpoints counted against their
  * pools and the allocated session. Everything a run needs, nothing it has to look up again.
  *
- * @param outputs how many outputs (num_sequences) the client expects
+ * @param legs        which legs this request runs: both (orchestrated) or one (a participant's leg)
+ * @param prefillSlot null when the request runs no prefill leg
+ * @param decodeSlot  null when the request runs no decode leg
+ * @param outputs     how many outputs (num_sequences) the client expects
  */
-record Admission(String requestId, String tenant, Route route, Handoff handoff, Session session,
+record Admission(String requestId, String tenant, Route route, Legs legs, Handoff handoff, Session session,
         PooledEndpoint prefillSlot, PooledEndpoint decodeSlot, int outputs) {
+
+    enum Legs {
+        /** Orchestrated: both legs, in the style's order. */
+        BOTH,
+        /** A participant's prefill leg: ends with PrefillReady, the session stays READY for the decode leg. */
+        PREFILL,
+        /** A participant's decode leg: attaches to a READY session and completes it. */
+        DECODE
+    }
 }

@@ -46,6 +46,9 @@ final class EventRelay {
             errored = true;
             return count(b.build());
         }
+        if (event.hasPrefillReady()) {
+            done = true; // terminal success of a prefill-only request
+        }
         if (event.hasToken()) {
             int index = event.getToken().getOutputIndex();
             if (!event.getToken().hasOutputIndex()) {

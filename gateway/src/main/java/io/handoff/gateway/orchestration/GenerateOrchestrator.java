@@ -59,7 +59,7 @@ public class GenerateOrchestrator {
         return Multi.createFrom().deferred(() -> {
             Route route = route(request);
             try {
-                validate(route, request);
+                validate(route, request, false);
                 ScheduleStyle style = style(route, request);
                 Optional<Trigger> bypass = bypass(route, request);
                 GenerateRequest forEngines = forEngines(route, request);
@@ -83,7 +83,7 @@ public class GenerateOrchestrator {
                 ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, "no route serves model '" + request.getModel() + "'"));
     }
 
-    private void validate(Route route, GenerateRequest request) {
+    private void validate(Route route, GenerateRequest request, boolean sessionAllowed) {
         String id = request.getRequestId();
         if (id.isEmpty()) {
             throw GenerateRefusal.invalid("request_id is required");
@@ -95,7 +95,7 @@ public class GenerateOrchestrator {
         if (!request.hasPrompt() && !request.hasTokenIds()) {
             throw GenerateRefusal.invalid("one of prompt or token_ids is required");
         }
-        if (request.getKv().hasSession()) {
+        if (request.getKv().hasSession() && !sessionAllowed) {
             throw GenerateRefusal.invalid("kv.session is set: an orchestrated Generate gets its session from Handoff;"
                     + " a framework that drives the legs itself names the leg in the handoff-leg metadata");
         }
@@ -163,12 +163,12 @@ public class GenerateOrchestrator {
 
     /**
      * The request as the engines receive it: the model named as the engines serve it, and without our own KvOptions
-     * fields, which are for the gateway.
+     * fields and our session ref, which are for the gateway (connectors add the engine's native handoff fields).
      */
     private static GenerateRequest forEngines(Route route, GenerateRequest request) {
         GenerateRequest.Builder b = request.toBuilder().setModel(route.settings().engineModel());
         if (request.hasKv()) {
-            b.getKvBuilder().clearScheduleStyle().clearTransferDisposition();
+            b.getKvBuilder().clearScheduleStyle().clearTransferDisposition().clearSession();
             if (b.getKv().equals(io.handoff.openengine.v1.KvOptions.getDefaultInstance())) {
                 b.clearKv();
             }
@@ -180,12 +180,12 @@ public class GenerateOrchestrator {
 
     private Multi<GenerateResponse> bypassed(String tenant, Route route, ScheduleStyle style, GenerateRequest request,
             Trigger trigger) {
-        Reservation reservation = new Reservation(route);
+        Reservation reservation = new Reservation(route, live);
         try {
             PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
                     GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
             plan(route, request, style, decode, decode);
-            LiveRequests.RequestHandle handle = reservation.claim(live, tenant, request.getRequestId());
+            LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
             BypassRun run = new BypassRun(tenant, request, route, decode, outputs(request), reservation::leave);
             handle.attach(run);
             reservation.accepted();
@@ -201,14 +201,14 @@ public class GenerateOrchestrator {
 
     private Multi<GenerateResponse> orchestrated(String tenant, Route route, ScheduleStyle style,
             GenerateRequest request) {
-        Reservation reservation = new Reservation(route);
+        Reservation reservation = new Reservation(route, live);
         try {
             PooledEndpoint prefill = reservation.prefill(route.prefill().acquire(Set.of()).orElseThrow(() ->
                     GenerateRefusal.overloaded("no prefill endpoint of route " + route.name() + " is available")));
             PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
                     GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
             Handoff handoff = plan(route, request, style, prefill, decode);
-            LiveRequests.RequestHandle handle = reservation.claim(live, tenant, request.getRequestId());
+            LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
             AllocateCommand command = new AllocateCommand(request.getRequestId(), route.settings().model(),
                     request.getRequestId(), Optional.of(style), Optional.of(TransferDisposition.REQUIRED),
                     Optional.of(route.leaseDefault()), com.google.protobuf.Struct.getDefaultInstance(), route.name());
@@ -220,16 +220,9 @@ public class GenerateOrchestrator {
                                     + request.getRequestId() + " is already running (session "
                                     + allocation.session().id() + ")");
                         }
-                        Admission admission = new Admission(request.getRequestId(), tenant, route, handoff,
-                                allocation.session(), prefill, decode, outputs(request));
-                        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(),
-                                reservation::leave);
-                        keeper.keep(tenant, allocation.session().id(), allocation.session().lease(),
-                                run::sessionLost);
-                        handle.attach(run);
-                        reservation.accepted();
-                        metrics.accepted(route.name(), style.configName());
-                        return run.stream();
+                        return run(reservation, handle, new Admission(request.getRequestId(), tenant, route,
+                                Admission.Legs.BOTH, handoff, allocation.session(), prefill, decode,
+                                outputs(request)));
                     })
                     .onFailure(f -> !reservation.isAccepted()).invoke(f -> {
                         reservation.cancel();
@@ -241,6 +234,136 @@ public class GenerateOrchestrator {
             reservation.cancel();
             throw e;
         }
+    }
+
+    private Multi<GenerateResponse> run(Reservation reservation, LiveRequests.RequestHandle handle,
+            Admission admission) {
+        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), reservation::leave);
+        keeper.keep(admission.tenant(), admission.session().id(), admission.session().lease(), run::sessionLost);
+        handle.attach(run);
+        reservation.accepted();
+        metrics.accepted(admission.route().name(), admission.legs() == Admission.Legs.BOTH
+                ? admission.handoff().style().configName() : "participant-" + admission.legs().name().toLowerCase(
+                        java.util.Locale.ROOT));
+        return run.stream();
+    }
+
+    // ---- participant mode: a framework allocated the session and sends each leg itself
+
+    /**
+     * A participant's prefill leg on the session it allocated through OpenEngineKv: the session must be this
+     * tenant's, ALLOCATED, context-first, for a model of this route. Ends with PrefillReady carrying our ref.
+     */
+    public Multi<GenerateResponse> participantPrefill(String tenant, String sessionId, GenerateRequest request) {
+        return Multi.createFrom().deferred(() -> {
+            Route route = route(request);
+            validate(route, request, false);
+            if (!route.allows(ScheduleStyle.CONTEXT_FIRST)) {
+                throw GenerateRefusal.unsupported("route " + route.name() + " does not run context-first, the only "
+                        + "style whose prefill leg a framework can send on its own");
+            }
+            GenerateRequest engines = forEngines(route, request);
+            Reservation reservation = new Reservation(route, live);
+            try {
+                PooledEndpoint prefill = reservation.prefill(route.prefill().acquire(Set.of()).orElseThrow(() ->
+                        GenerateRefusal.overloaded("no prefill endpoint of route " + route.name() + " is available")));
+                PooledEndpoint anyDecode = route.decode().members().get(0);
+                Handoff handoff = plan(route, engines, ScheduleStyle.CONTEXT_FIRST, prefill, anyDecode);
+                LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
+                return sessions.get(tenant, sessionId)
+                        .onFailure(SessionException.class).transform(f -> sessionRefusal((SessionException) f))
+                        .onItem().transformToMulti(session -> {
+                            requireSession(session, route, io.handoff.gateway.session.SessionState.ALLOCATED);
+                            if (session.style() != ScheduleStyle.CONTEXT_FIRST) {
+                                throw GenerateRefusal.unsupported("session " + sessionId + " is "
+                                        + session.style().configName() + "; a framework sends its own prefill leg "
+                                        + "only for context-first sessions");
+                            }
+                            return run(reservation, handle, new Admission(request.getRequestId(), tenant, route,
+                                    Admission.Legs.PREFILL, handoff, session, prefill, null, outputs(request)));
+                        })
+                        .onFailure(f -> !reservation.isAccepted()).invoke(f -> reservation.cancel());
+            } catch (RuntimeException e) {
+                reservation.cancel();
+                throw e;
+            }
+        });
+    }
+
+    /**
+     * A participant's decode leg. With kv.session (the ref of our PrefillReady) it attaches to that READY session
+     * at the epoch the ref was issued at. Without one it runs only as a bypass: under an explicit BYPASS
+     * disposition, on a route whose decode endpoints can prefill locally.
+     */
+    public Multi<GenerateResponse> participantDecode(String tenant, GenerateRequest request) {
+        return Multi.createFrom().deferred(() -> {
+            Route route = route(request);
+            validate(route, request, true);
+            GenerateRequest engines = forEngines(route, request);
+            if (!request.getKv().hasSession()) {
+                if (!route.capabilities().localPrefill()) {
+                    throw GenerateRefusal.unsupported("a decode leg without kv.session needs decode endpoints that "
+                            + "prefill locally; route " + route.name() + " has none");
+                }
+                if (request.getKv().getTransferDisposition() != KvTransferDisposition.KV_TRANSFER_DISPOSITION_BYPASS) {
+                    throw GenerateRefusal.invalid("a decode leg without kv.session must say transfer disposition "
+                            + "BYPASS");
+                }
+                return bypassed(tenant, route, route.settings().defaultStyle(), engines, Trigger.EXPLICIT);
+            }
+            ParticipantRef.Presented ref = ParticipantRef.read(request.getKv().getSession());
+            if (!ref.route().equals(route.name())) {
+                throw GenerateRefusal.invalid("kv.session was issued by route " + ref.route() + ", not by route "
+                        + route.name() + " which serves model " + request.getModel());
+            }
+            Reservation reservation = new Reservation(route, live);
+            try {
+                PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
+                        GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
+                Handoff handoff = ref.handoff(request.getRequestId(), engines, route, decode);
+                LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
+                return sessions.get(tenant, ref.sessionId())
+                        .onFailure(SessionException.class).transform(f -> sessionRefusal((SessionException) f))
+                        .onItem().transformToMulti(session -> {
+                            requireSession(session, route, io.handoff.gateway.session.SessionState.READY);
+                            if (session.epoch() != ref.epoch()) {
+                                throw new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false,
+                                        "kv.session was issued at epoch " + ref.epoch() + " but session "
+                                                + session.id() + " is at epoch " + session.epoch());
+                            }
+                            return run(reservation, handle, new Admission(request.getRequestId(), tenant, route,
+                                    Admission.Legs.DECODE, handoff, session, null, decode, outputs(request)));
+                        })
+                        .onFailure(f -> !reservation.isAccepted()).invoke(f -> reservation.cancel());
+            } catch (RuntimeException e) {
+                reservation.cancel();
+                throw e;
+            }
+        });
+    }
+
+    private void requireSession(io.handoff.gateway.session.Session session, Route route,
+            io.handoff.gateway.session.SessionState expected) {
+        if (session.state() != expected) {
+            throw new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, "session " + session.id()
+                    + " is " + session.state() + "; this leg needs it " + expected);
+        }
+        if (routes.forModel(session.model()).filter(r -> r == route).isEmpty()) {
+            throw GenerateRefusal.invalid("session " + session.id() + " was allocated for model " + session.model()
+                    + ", which route " + route.name() + " does not serve");
+        }
+        if (session.disposition() == TransferDisposition.BYPASS) {
+            throw GenerateRefusal.invalid("session " + session.id() + " was allocated with transfer disposition "
+                    + "BYPASS: no KV is transferred for it");
+        }
+    }
+
+    private static GenerateRefusal sessionRefusal(SessionException f) {
+        return switch (f.failure()) {
+            case NOT_FOUND, NOT_LIVE -> new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false,
+                    f.getMessage());
+            default -> refusal(f);
+        };
     }
 
     private static Handoff plan(Route route, GenerateRequest request, ScheduleStyle style, PooledEndpoint prefill,
@@ -259,73 +382,5 @@ public class GenerateOrchestrator {
             case UNSUPPORTED -> GenerateRefusal.unsupported(f.getMessage());
             default -> GenerateRefusal.invalid(f.getMessage());
         };
-    }
-
-    /**
-     * What admission has taken so far: a place in the route's bulkhead, endpoints, the request id. Given back at
-     * once on refusal; after acceptance the run gives back the endpoints and calls {@link #leave()}.
-     */
-    private final class Reservation {
-        private final Route route;
-        private final AtomicBoolean accepted = new AtomicBoolean();
-        private final AtomicBoolean left = new AtomicBoolean();
-        private PooledEndpoint prefill;
-        private PooledEndpoint decode;
-        private LiveRequests.RequestHandle handle;
-
-        Reservation(Route route) {
-            if (!route.admit()) {
-                throw GenerateRefusal.overloaded("route " + route.name() + " is at its limit of "
-                        + route.settings().maxInFlight() + " requests in flight");
-            }
-            this.route = route;
-        }
-
-        PooledEndpoint prefill(PooledEndpoint e) {
-            prefill = e;
-            return e;
-        }
-
-        PooledEndpoint decode(PooledEndpoint e) {
-            decode = e;
-            return e;
-        }
-
-        LiveRequests.RequestHandle claim(LiveRequests live, String tenant, String requestId) {
-            handle = live.claim(tenant, requestId).orElseThrow(() -> new GenerateRefusal(
-                    ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, "request " + requestId + " is already running"));
-            return handle;
-        }
-
-        void accepted() {
-            accepted.set(true);
-        }
-
-        boolean isAccepted() {
-            return accepted.get();
-        }
-
-        /** Refused: endpoints back without counting against them, the id and the bulkhead place freed. */
-        void cancel() {
-            if (accepted.get()) {
-                return;
-            }
-            if (prefill != null) {
-                prefill.giveBack();
-            }
-            if (decode != null) {
-                decode.giveBack();
-            }
-            leave();
-        }
-
-        void leave() {
-            if (left.compareAndSet(false, true)) {
-                if (handle != null) {
-                    live.unregister(handle.tenant(), handle.requestId(), handle);
-                }
-                route.leave();
-            }
-        }
     }
 }

@@ -69,7 +69,9 @@ public final class HandoffRun implements RunningRequest {
         this.decodeSlot = admission.decodeSlot();
         this.epoch = admission.session().epoch();
         this.relay = new EventRelay(admission.requestId(), admission.outputs());
-        triedDecodes.add(decodeSlot.endpoint());
+        if (decodeSlot != null) {
+            triedDecodes.add(decodeSlot.endpoint());
+        }
     }
 
     @Override
@@ -107,7 +109,12 @@ public final class HandoffRun implements RunningRequest {
     }
 
     Multi<GenerateResponse> stream() {
-        Multi<GenerateResponse> legs = handoff.style() == ScheduleStyle.CONTEXT_FIRST ? contextFirst() : together();
+        Multi<GenerateResponse> legs = switch (admission.legs()) {
+            case PREFILL -> prefillOnly();
+            case DECODE -> move(SessionState.ATTACHED, "the participant's decode attaches").onItem()
+                    .transformToMulti(x -> decodeLeg(1));
+            case BOTH -> handoff.style() == ScheduleStyle.CONTEXT_FIRST ? contextFirst() : together();
+        };
         return AbortableStream.until(legs, abortSignal)
                 .onItem().transformToIterable(event -> {
                     GenerateResponse relayed = relay.accept(event);
@@ -135,6 +142,29 @@ public final class HandoffRun implements RunningRequest {
                     .chain(() -> move(SessionState.READY, "the prefill parked its KV"))
                     .chain(() -> move(SessionState.ATTACHED, "the decode attaches"))
                     .onItem().transformToMulti(x -> decodeLeg(1));
+        });
+    }
+
+    /**
+     * A participant's prefill: the KV is parked, the session becomes READY and the framework receives our ref in
+     * PrefillReady; its decode leg attaches later. A request that finished during its prefill is answered in full.
+     */
+    private Multi<GenerateResponse> prefillOnly() {
+        return prefillLeg().onItem().transformToMulti(result -> {
+            if (result instanceof PrefillResult.Finished finished) {
+                finishedInPrefill = true;
+                return recordHeld(finished.held())
+                        .chain(() -> end(SessionState.RELEASED, "the request finished during its prefill"))
+                        .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
+            }
+            PrefillResult.Ready ready = (PrefillResult.Ready) result;
+            handoff = ready.handoff();
+            return recordHeld(ready.held())
+                    .chain(() -> move(SessionState.READY, "the participant's prefill parked its KV"))
+                    .onItem().transformToMulti(x -> Multi.createFrom().item(GenerateResponse.newBuilder()
+                            .setPrefillReady(io.handoff.openengine.v1.PrefillReady.newBuilder().setKvSession(
+                                    ParticipantRef.issue(sessionId(), epoch, route, handoff)))
+                            .build()));
         });
     }
 
@@ -205,6 +235,10 @@ public final class HandoffRun implements RunningRequest {
             return Multi.createFrom().empty();
         }
         relay.requireDone();
+        if (admission.legs() == Admission.Legs.PREFILL && !relay.errored()) {
+            keeper.forget(sessionId()); // READY now waits for the framework's decode leg, under its own lease
+            return Multi.createFrom().empty();
+        }
         if (relay.errored()) {
             return end(SessionState.FAILED, "the engine reported an error").onItem()
                     .transformToMulti(x -> Multi.createFrom().empty());
@@ -230,8 +264,12 @@ public final class HandoffRun implements RunningRequest {
 
     private void finish() {
         keeper.forget(sessionId());
-        admission.prefillSlot().release(breakerFailure(prefillFailure));
-        decodeSlot.release(breakerFailure(decodeFailure));
+        if (admission.prefillSlot() != null) {
+            admission.prefillSlot().release(breakerFailure(prefillFailure));
+        }
+        if (decodeSlot != null) {
+            decodeSlot.release(breakerFailure(decodeFailure));
+        }
         onFinish.run();
     }
 
@@ -309,7 +347,14 @@ public final class HandoffRun implements RunningRequest {
     /** Both legs through their native abort paths; an engine that only aborts on close has already been closed. */
     private Uni<Void> abortLegs() {
         Handoff h = handoff;
-        return Uni.join().all(abortLeg(h, Leg.PREFILL), abortLeg(h, Leg.DECODE)).andCollectFailures()
+        List<Uni<Void>> aborts = new java.util.ArrayList<>();
+        if (admission.legs() != Admission.Legs.DECODE) {
+            aborts.add(abortLeg(h, Leg.PREFILL));
+        }
+        if (admission.legs() != Admission.Legs.PREFILL) {
+            aborts.add(abortLeg(h, Leg.DECODE));
+        }
+        return Uni.join().all(aborts).andCollectFailures()
                 .onFailure().recoverWithNull().replaceWithVoid();
     }
 

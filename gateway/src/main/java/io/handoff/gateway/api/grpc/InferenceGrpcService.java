@@ -14,7 +14,8 @@ import io.smallrye.mutiny.Multi;
 /**
  * openengine.v1.Inference. Generate runs as an orchestrated disaggregated request on the route serving its model.
  * A refusal before acceptance is a gRPC status; after acceptance failures are one terminal EngineError event.
- * Cancelling the call (or its deadline passing) cancels the request, which aborts its legs.
+ * Cancelling the call (or its deadline passing) cancels the request, which aborts its legs. A framework that drives
+ * the legs itself names them in {@link ParticipantMetadata}'s metadata keys.
  */
 @GrpcService
 public class InferenceGrpcService implements Inference {
@@ -33,7 +34,12 @@ public class InferenceGrpcService implements Inference {
                     .withDescription("admin keys manage the deployment; Generate runs as a tenant")
                     .asRuntimeException());
         }
-        return orchestrator.generate(caller.tenant(), request)
+        var participant = ParticipantMetadata.current();
+        Multi<GenerateResponse> answer = participant.isEmpty() ? orchestrator.generate(caller.tenant(), request)
+                : participant.get().leg() == io.handoff.connector.spi.Leg.PREFILL
+                        ? orchestrator.participantPrefill(caller.tenant(), participant.get().sessionId(), request)
+                        : orchestrator.participantDecode(caller.tenant(), request);
+        return answer
                 .onFailure(GenerateRefusal.class).transform(f -> GrpcStatuses.refused((GenerateRefusal) f));
     }
 }

@@ -1,0 +1,78 @@
+package io.handoff.gateway.orchestration;
+
+import io.handoff.gateway.routing.PooledEndpoint;
+import io.handoff.gateway.routing.Route;
+import io.handoff.openengine.v1.ErrorCode;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What admission has taken so far: a place in the route's bulkhead, endpoints, the request id. Given back at
+ * once on refusal; after acceptance the run gives back the endpoints and calls {@link #leave()}.
+ */
+final class Reservation {
+    private final Route route;
+    private final AtomicBoolean accepted = new AtomicBoolean();
+    private final AtomicBoolean left = new AtomicBoolean();
+    private PooledEndpoint prefill;
+    private PooledEndpoint decode;
+    private LiveRequests.RequestHandle handle;
+
+    private final LiveRequests live;
+
+    Reservation(Route route, LiveRequests live) {
+        if (!route.admit()) {
+            throw GenerateRefusal.overloaded("route " + route.name() + " is at its limit of "
+                    + route.settings().maxInFlight() + " requests in flight");
+        }
+        this.route = route;
+        this.live = live;
+    }
+
+    PooledEndpoint prefill(PooledEndpoint e) {
+        prefill = e;
+        return e;
+    }
+
+    PooledEndpoint decode(PooledEndpoint e) {
+        decode = e;
+        return e;
+    }
+
+    LiveRequests.RequestHandle claim(String tenant, String requestId) {
+        handle = live.claim(tenant, requestId).orElseThrow(() -> new GenerateRefusal(
+                ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, "request " + requestId + " is already running"));
+        return handle;
+    }
+
+    void accepted() {
+        accepted.set(true);
+    }
+
+    boolean isAccepted() {
+        return accepted.get();
+    }
+
+    /** Refused: endpoints back without counting against them, the id and the bulkhead place freed. */
+    void cancel() {
+        if (accepted.get()) {
+            return;
+        }
+        if (prefill != null) {
+            prefill.giveBack();
+        }
+        if (decode != null) {
+            decode.giveBack();
+        }
+        leave();
+    }
+
+    void leave() {
+        if (left.compareAndSet(false, true)) {
+            if (handle != null) {
+                live.unregister(handle.tenant(), handle.requestId(), handle);
+            }
+            route.leave();
+        }
+    }
+}
