@@ -1,0 +1,144 @@
+package io.handoff.gateway.api.openai;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.http.Json;
+import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.TokenInfo;
+import io.handoff.openengine.v1.Usage;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Generate events as OpenAI {@code text_completion} objects: one chunk per TokenOutput and per GenerationFinished
+ * when streaming (the usage chunk, with empty choices, when {@code stream_options.include_usage} asks for it), or
+ * one body with every choice's text when not.
+ */
+final class CompletionAnswers {
+
+    private final String id;
+    private final long created;
+    private final String model;
+    private final boolean logprobs;
+
+    CompletionAnswers(String id, long created, String model, boolean logprobs) {
+        this.id = id;
+        this.created = created;
+        this.model = model;
+        this.logprobs = logprobs;
+    }
+
+    /** The chunks one event becomes when streaming; empty for events OpenAI has no chunk for. */
+    List<ObjectNode> chunks(GenerateResponse event, boolean includeUsage) {
+        List<ObjectNode> out = new ArrayList<>();
+        if (event.hasToken()) {
+            ObjectNode choice = choice(event.getToken().getOutputIndex(), event.getToken().getText());
+            choice.set("logprobs", logprobs ? logprobs(event.getToken().getTokensList()) : Json.mapper().nullNode());
+            choice.putNull("finish_reason");
+            out.add(chunk(choice));
+        } else if (event.hasFinished()) {
+            ObjectNode choice = choice(event.getFinished().getOutputIndex(), "");
+            choice.putNull("logprobs");
+            choice.put("finish_reason", finishReason(event.getFinished().getReason()));
+            out.add(chunk(choice));
+        }
+        if (event.hasUsage() && includeUsage) {
+            ObjectNode usage = object();
+            usage.set("choices", Json.mapper().createArrayNode());
+            usage.set("usage", usage(event.getUsage()));
+            out.add(usage);
+        }
+        return out;
+    }
+
+    /** The whole answer of a non-streaming request. */
+    ObjectNode body(List<GenerateResponse> events, int outputs) {
+        StringBuilder[] texts = new StringBuilder[outputs];
+        ArrayNode[] tokens = new ArrayNode[outputs];
+        String[] reasons = new String[outputs];
+        Usage usage = Usage.getDefaultInstance();
+        for (int i = 0; i < outputs; i++) {
+            texts[i] = new StringBuilder();
+            tokens[i] = Json.mapper().createArrayNode();
+        }
+        for (GenerateResponse e : events) {
+            if (e.hasToken() && e.getToken().getOutputIndex() < outputs) {
+                texts[e.getToken().getOutputIndex()].append(e.getToken().getText());
+                e.getToken().getTokensList().forEach(t -> tokens[e.getToken().getOutputIndex()].add(t.getLogprob()));
+            }
+            if (e.hasFinished() && e.getFinished().getOutputIndex() < outputs) {
+                reasons[e.getFinished().getOutputIndex()] = finishReason(e.getFinished().getReason());
+            }
+            if (e.hasUsage()) {
+                usage = e.getUsage();
+            }
+        }
+        ObjectNode body = object();
+        ArrayNode choices = body.putArray("choices");
+        for (int i = 0; i < outputs; i++) {
+            ObjectNode choice = choice(i, texts[i].toString());
+            if (logprobs) {
+                choice.set("logprobs", Json.object().set("token_logprobs", tokens[i]));
+            } else {
+                choice.putNull("logprobs");
+            }
+            choice.put("finish_reason", reasons[i]);
+            choices.add(choice);
+        }
+        body.set("usage", usage(usage));
+        return body;
+    }
+
+    private ObjectNode chunk(ObjectNode choice) {
+        ObjectNode chunk = object();
+        chunk.putArray("choices").add(choice);
+        return chunk;
+    }
+
+    private ObjectNode object() {
+        ObjectNode o = Json.object();
+        o.put("id", id);
+        o.put("object", "text_completion");
+        o.put("created", created);
+        o.put("model", model);
+        return o;
+    }
+
+    private static ObjectNode choice(int index, String text) {
+        ObjectNode c = Json.object();
+        c.put("index", index);
+        c.put("text", text);
+        return c;
+    }
+
+    private static ObjectNode logprobs(List<TokenInfo> tokens) {
+        ObjectNode lp = Json.object();
+        ArrayNode names = lp.putArray("tokens");
+        ArrayNode values = lp.putArray("token_logprobs");
+        ArrayNode top = lp.putArray("top_logprobs");
+        for (TokenInfo t : tokens) {
+            names.add(t.getToken());
+            values.add(t.getLogprob());
+            ObjectNode candidates = Json.object();
+            t.getCandidatesList().forEach(c -> candidates.put(c.getToken(), c.getLogprob()));
+            top.add(candidates);
+        }
+        return lp;
+    }
+
+    private static ObjectNode usage(Usage usage) {
+        return Json.object().put("prompt_tokens", usage.getPromptTokens())
+                .put("completion_tokens", usage.getCompletionTokens()).put("total_tokens", usage.getTotalTokens());
+    }
+
+    static String finishReason(FinishReason reason) {
+        return switch (reason) {
+            case FINISH_REASON_STOP -> "stop";
+            case FINISH_REASON_LENGTH -> "length";
+            case FINISH_REASON_CANCELLED -> "abort";
+            default -> null;
+        };
+    }
+}

@@ -1,0 +1,71 @@
+package io.handoff.gateway.api.openai;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.http.Json;
+import io.handoff.gateway.orchestration.GenerateRefusal;
+import io.handoff.openengine.v1.ErrorCode;
+
+/**
+ * An HTTP error in OpenAI's shape: {@code {"error": {"message", "type", "param", "code"}}}. {@code code} is the
+ * OpenEngine error code the gRPC side reports in its trailer, so clients of both APIs branch on the same names.
+ */
+final class OpenAiFailure extends RuntimeException {
+
+    private final int status;
+    private final String type;
+    private final String param;
+    private final String code;
+
+    OpenAiFailure(int status, String type, String code, String param, String message) {
+        super(message, null, false, false);
+        this.status = status;
+        this.type = type;
+        this.code = code;
+        this.param = param;
+    }
+
+    static OpenAiFailure invalid(String param, String message) {
+        return new OpenAiFailure(400, "invalid_request_error", ErrorCode.ERROR_CODE_INVALID_ARGUMENT.name(), param,
+                message);
+    }
+
+    /** The one mapping from an OpenEngine error code to an HTTP status. */
+    static int statusOf(ErrorCode code) {
+        return switch (code) {
+            case ERROR_CODE_INVALID_ARGUMENT, ERROR_CODE_UNSUPPORTED_FEATURE, ERROR_CODE_ROLE_MISMATCH -> 400;
+            case ERROR_CODE_MODEL_NOT_FOUND, ERROR_CODE_REQUEST_NOT_FOUND, ERROR_CODE_KV_SESSION_NOT_FOUND -> 404;
+            case ERROR_CODE_DUPLICATE_REQUEST -> 409;
+            case ERROR_CODE_OVERLOADED, ERROR_CODE_DRAINING -> 503;
+            case ERROR_CODE_CANCELLED -> 499;
+            default -> 500;
+        };
+    }
+
+    static OpenAiFailure of(GenerateRefusal refusal) {
+        int status = statusOf(refusal.code());
+        String type = status == 404 ? "not_found_error" : status == 503 ? "service_unavailable_error"
+                : status >= 500 ? "internal_error" : "invalid_request_error";
+        return new OpenAiFailure(status, type, refusal.code().name(), null, refusal.getMessage());
+    }
+
+    int status() {
+        return status;
+    }
+
+    ObjectNode body() {
+        return body(getMessage(), type, code, param);
+    }
+
+    static ObjectNode body(String message, String type, String code, String param) {
+        ObjectNode error = Json.object().put("message", message).put("type", type);
+        if (param == null) {
+            error.putNull("param");
+        } else {
+            error.put("param", param);
+        }
+        error.put("code", code);
+        ObjectNode body = Json.object();
+        body.set("error", error);
+        return body;
+    }
+}

@@ -1,0 +1,243 @@
+package io.handoff.gateway.api.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.http.Json;
+import io.handoff.gateway.api.auth.ApiKeys;
+import io.handoff.gateway.api.auth.Caller;
+import io.handoff.gateway.orchestration.GenerateOrchestrator;
+import io.handoff.gateway.orchestration.GenerateRefusal;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Flow;
+
+/**
+ * {@code POST /v1/completions} and {@code GET /v1/models} on the gateway's HTTP port. Written on the Vert.x router
+ * rather than as a REST resource so that the server-sent events are framed exactly as the engines frame them
+ * ({@code data: <json>\n\n}, then {@code data: [DONE]}), one event written before the next is requested (the
+ * client's pace is the stream's pace), and a client that goes away cancels the request as a gRPC cancel does.
+ */
+@ApplicationScoped
+public class OpenAiRoutes {
+
+    private static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+    private final GenerateOrchestrator orchestrator;
+    private final RouteRegistry routes;
+    private final ApiKeys keys;
+    private final Clock clock;
+
+    public OpenAiRoutes(GenerateOrchestrator orchestrator, RouteRegistry routes, ApiKeys keys, Clock clock) {
+        this.orchestrator = orchestrator;
+        this.routes = routes;
+        this.keys = keys;
+        this.clock = clock;
+    }
+
+    void register(@Observes Router router) {
+        router.post("/v1/completions").handler(BodyHandler.create().setBodyLimit(MAX_BODY_BYTES))
+                .handler(this::completions);
+        router.get("/v1/models").handler(this::models);
+        router.post("/v1/chat/completions").handler(ctx -> fail(ctx, new OpenAiFailure(501, "not_implemented_error",
+                "ERROR_CODE_UNSUPPORTED_FEATURE", null, "chat completions are not served yet: the engines apply "
+                        + "their chat templates, and the connectors do not carry chat bodies; use /v1/completions "
+                        + "or gRPC Generate")));
+    }
+
+    private void models(RoutingContext ctx) {
+        if (caller(ctx).isEmpty()) {
+            return;
+        }
+        ObjectNode body = Json.object().put("object", "list");
+        ArrayNode data = body.putArray("data");
+        for (Route route : routes.all()) {
+            for (String name : route.settings().modelNames()) {
+                data.addObject().put("id", name).put("object", "model").put("created", 0)
+                        .put("owned_by", "handoff").put("root", route.settings().engineModel())
+                        .put("route", route.name());
+            }
+        }
+        json(ctx, 200, body);
+    }
+
+    private void completions(RoutingContext ctx) {
+        Optional<Caller> caller = caller(ctx);
+        if (caller.isEmpty()) {
+            return;
+        }
+        CompletionRequests.Parsed parsed;
+        try {
+            JsonNode body = Json.parse(ctx.body().asString());
+            String requestId = Optional.ofNullable(ctx.request().getHeader("X-Request-Id")).filter(s -> !s.isBlank())
+                    .orElseGet(() -> "cmpl-" + UUID.randomUUID().toString().replace("-", ""));
+            parsed = CompletionRequests.parse(body, requestId);
+        } catch (OpenAiFailure f) {
+            fail(ctx, f);
+            return;
+        } catch (RuntimeException malformed) {
+            fail(ctx, OpenAiFailure.invalid(null, "the body is not valid JSON: " + malformed.getMessage()));
+            return;
+        }
+        CompletionAnswers answers = new CompletionAnswers(parsed.request().getRequestId(),
+                clock.instant().getEpochSecond(), parsed.model(), parsed.logprobs());
+        var events = orchestrator.generate(caller.get().tenant(), parsed.request());
+        if (parsed.stream()) {
+            events.subscribe().withSubscriber(new SseWriter(ctx, answers, parsed.includeUsage()));
+        } else {
+            List<GenerateResponse> all = new ArrayList<>();
+            var subscription = new java.util.concurrent.atomic.AtomicReference<io.smallrye.mutiny.subscription
+                    .Cancellable>();
+            ctx.response().closeHandler(v -> Optional.ofNullable(subscription.get()).ifPresent(c -> c.cancel()));
+            subscription.set(events.subscribe().with(all::add, failure -> fail(ctx, failure),
+                    () -> answer(ctx, answers, all, parsed.outputs())));
+        }
+    }
+
+    private void answer(RoutingContext ctx, CompletionAnswers answers, List<GenerateResponse> events, int outputs) {
+        Optional<GenerateResponse> error = events.stream().filter(GenerateResponse::hasError).findFirst();
+        if (error.isPresent()) {
+            var e = error.get().getError();
+            int status = OpenAiFailure.statusOf(e.getCode());
+            json(ctx, status, OpenAiFailure.body(e.getMessage(), status >= 500 ? "internal_error"
+                    : "invalid_request_error", e.getCode().name(), null));
+            return;
+        }
+        json(ctx, 200, answers.body(events, outputs));
+    }
+
+    /**
+     * Writes each event as it comes, asking for the next only once the last was handed to the connection. Headers
+     * go out with the first event, so a refusal before acceptance is still an HTTP status.
+     */
+    private static final class SseWriter implements Flow.Subscriber<GenerateResponse> {
+        private final RoutingContext ctx;
+        private final CompletionAnswers answers;
+        private final boolean includeUsage;
+        private Flow.Subscription subscription;
+        private boolean started;
+
+        SseWriter(RoutingContext ctx, CompletionAnswers answers, boolean includeUsage) {
+            this.ctx = ctx;
+            this.answers = answers;
+            this.includeUsage = includeUsage;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            ctx.response().closeHandler(v -> s.cancel());
+            s.request(1);
+        }
+
+        @Override
+        public void onNext(GenerateResponse event) {
+            HttpServerResponse response = ctx.response();
+            if (response.closed()) {
+                subscription.cancel();
+                return;
+            }
+            start();
+            StringBuilder frames = new StringBuilder();
+            if (event.hasError()) {
+                var e = event.getError();
+                frames.append(frame(Json.write(OpenAiFailure.body(e.getMessage(), "engine_error", e.getCode().name(),
+                        null))));
+            }
+            for (ObjectNode chunk : answers.chunks(event, includeUsage)) {
+                frames.append(frame(Json.write(chunk)));
+            }
+            if (frames.length() == 0) {
+                subscription.request(1);
+                return;
+            }
+            response.write(Buffer.buffer(frames.toString())).onComplete(done -> {
+                if (done.succeeded()) {
+                    subscription.request(1);
+                } else {
+                    subscription.cancel();
+                }
+            });
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            if (!started) {
+                fail(ctx, failure);
+            } else if (!ctx.response().closed()) {
+                ctx.response().end(frame(Json.write(OpenAiFailure.body(String.valueOf(failure.getMessage()),
+                        "internal_error", "ERROR_CODE_INTERNAL", null))) + frame("[DONE]"));
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (ctx.response().closed()) {
+                return;
+            }
+            start();
+            ctx.response().end(frame("[DONE]"));
+        }
+
+        private void start() {
+            if (!started) {
+                started = true;
+                ctx.response().setStatusCode(200).setChunked(true)
+                        .putHeader("Content-Type", "text/event-stream; charset=utf-8")
+                        .putHeader("Cache-Control", "no-cache");
+            }
+        }
+
+        private static String frame(String data) {
+            return "data: " + data + "\n\n";
+        }
+    }
+
+    private Optional<Caller> caller(RoutingContext ctx) {
+        String authorization = ctx.request().getHeader("Authorization");
+        String key = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? authorization.substring(7).trim() : ctx.request().getHeader("x-api-key");
+        Optional<Caller> caller = keys.resolve(key);
+        if (caller.isEmpty()) {
+            fail(ctx, new OpenAiFailure(401, "authentication_error", null, null,
+                    "a valid API key is required (Authorization: Bearer <key>)"));
+            return Optional.empty();
+        }
+        if (caller.get().admin()) {
+            fail(ctx, new OpenAiFailure(403, "permission_error", null, null,
+                    "admin keys manage the deployment; completions run as a tenant"));
+            return Optional.empty();
+        }
+        return caller;
+    }
+
+    private static void fail(RoutingContext ctx, Throwable failure) {
+        OpenAiFailure f = failure instanceof OpenAiFailure o ? o
+                : failure instanceof GenerateRefusal r ? OpenAiFailure.of(r)
+                : new OpenAiFailure(500, "internal_error", "ERROR_CODE_INTERNAL", null,
+                        "internal error: " + failure.getMessage());
+        json(ctx, f.status(), f.body());
+    }
+
+    private static void json(RoutingContext ctx, int status, JsonNode body) {
+        if (ctx.response().ended() || ctx.response().closed()) {
+            return;
+        }
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json")
+                .end(Json.write(body));
+    }
+}
