@@ -18,6 +18,9 @@ import java.util.regex.Pattern;
 @Singleton
 public class ApiKeys {
 
+    /** Why a call without a valid key is refused, in the same words on every transport. */
+    public static final String KEY_REQUIRED = "a valid API key is required (authorization: Bearer <key>)";
+
     private static final Pattern TENANT_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final boolean enabled;
@@ -66,6 +69,17 @@ public class ApiKeys {
             return Optional.empty();
         }
         return Optional.ofNullable(byDigest.get(digest(presentedKey)));
+    }
+
+    /**
+     * The key a caller presents: {@code Authorization: Bearer <key>}, else {@code x-api-key}. Both transports
+     * read it the same way; either header may be null.
+     */
+    public static String presentedKey(String authorization, String apiKeyHeader) {
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return authorization.substring(7).trim();
+        }
+        return apiKeyHeader;
     }
 
     private static String digest(String key) {

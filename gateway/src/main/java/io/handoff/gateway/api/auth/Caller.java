@@ -5,4 +5,8 @@ package io.handoff.gateway.api.auth;
  * an admin key. An admin caller has no tenant's sessions.
  */
 public record Caller(String tenant, boolean admin) {
+
+    /** Why an admin key is refused on session operations, in the same words on every transport. */
+    public static final String ADMIN_OWNS_NO_SESSIONS =
+            "admin keys manage the deployment; KV sessions belong to tenants";
 }

@@ -42,8 +42,7 @@ public class GrpcCallerInterceptor implements ServerInterceptor {
         }
         Optional<Caller> caller = keys.resolve(presentedKey(headers));
         if (caller.isEmpty()) {
-            call.close(Status.UNAUTHENTICATED.withDescription(
-                    "a valid API key is required (authorization: Bearer <key>)"), new Metadata());
+            call.close(Status.UNAUTHENTICATED.withDescription(ApiKeys.KEY_REQUIRED), new Metadata());
             return new ServerCall.Listener<>() {
             };
         }
@@ -51,11 +50,7 @@ public class GrpcCallerInterceptor implements ServerInterceptor {
     }
 
     private static String presentedKey(Metadata headers) {
-        String authorization = headers.get(AUTHORIZATION);
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return authorization.substring(7).trim();
-        }
-        return headers.get(API_KEY);
+        return ApiKeys.presentedKey(headers.get(AUTHORIZATION), headers.get(API_KEY));
     }
 
     /** The caller of the current gRPC call; only valid on the thread that runs the service method. */

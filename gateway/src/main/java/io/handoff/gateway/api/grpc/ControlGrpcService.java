@@ -1,5 +1,6 @@
 package io.handoff.gateway.api.grpc;
 
+import io.handoff.gateway.api.openengine.KvSessionMessages;
 import io.handoff.gateway.session.SessionPolicy;
 import io.handoff.openengine.v1.AbortRequest;
 import io.handoff.openengine.v1.AbortResponse;

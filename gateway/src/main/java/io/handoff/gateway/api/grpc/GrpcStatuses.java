@@ -3,13 +3,15 @@ package io.handoff.gateway.api.grpc;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.handoff.gateway.api.openengine.KvSessionMessages;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.openengine.v1.ErrorCode;
 
 /**
  * The one mapping from a refused session operation to a gRPC status. Each refusal also carries the closest
  * OpenEngine {@link ErrorCode} in the trailer {@value #ERROR_CODE_TRAILER}, so clients can branch without parsing
- * messages. The table is repeated in docs/api.md.
+ * messages; that code comes from {@link KvSessionMessages}, which the REST mirror uses too. The table is repeated
+ * in docs/api.md.
  */
 public final class GrpcStatuses {
 
@@ -61,15 +63,8 @@ public final class GrpcStatuses {
             case QUOTA_EXCEEDED -> Status.RESOURCE_EXHAUSTED;
             case STORE_UNAVAILABLE -> Status.UNAVAILABLE;
         };
-        ErrorCode code = switch (refusal.failure()) {
-            case INVALID_ARGUMENT, LEASE_OUT_OF_RANGE, IDEMPOTENCY_CONFLICT -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
-            case NOT_FOUND, NOT_LIVE -> ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND;
-            case UNSUPPORTED -> ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE;
-            case ILLEGAL_TRANSITION, STALE_EPOCH -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
-            case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> ErrorCode.ERROR_CODE_OVERLOADED;
-        };
         Metadata trailers = new Metadata();
-        trailers.put(ERROR_CODE, code.name());
+        trailers.put(ERROR_CODE, KvSessionMessages.toProto(refusal.failure()).name());
         return status.withDescription(refusal.getMessage()).asRuntimeException(trailers);
     }
 }

@@ -3,8 +3,7 @@ package io.handoff.gateway.api.grpc;
 import io.grpc.Status;
 import io.handoff.gateway.api.auth.Caller;
 import io.handoff.gateway.api.auth.GrpcCallerInterceptor;
-import io.handoff.gateway.session.AllocateCommand;
-import io.handoff.gateway.session.SessionService;
+import io.handoff.gateway.api.openengine.OpenEngineKvOperations;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.GetKvSessionRequest;
 import io.handoff.openengine.v1.KvSession;
@@ -15,55 +14,36 @@ import io.handoff.openengine.v1.RenewKvSessionRequest;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.mutiny.Uni;
 
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.Function;
 
 /** openengine.v1.OpenEngineKv: the KV session lifecycle for frameworks that allocate before either leg. */
 @GrpcService
 public class OpenEngineKvGrpcService implements OpenEngineKv {
 
-    private final SessionService sessions;
+    private final OpenEngineKvOperations operations;
 
-    public OpenEngineKvGrpcService(SessionService sessions) {
-        this.sessions = sessions;
+    public OpenEngineKvGrpcService(OpenEngineKvOperations operations) {
+        this.operations = operations;
     }
 
     @Override
     public Uni<KvSession> allocateKvSession(AllocateKvSessionRequest request) {
-        return call(tenant -> sessions.allocate(tenant, new AllocateCommand(
-                request.getRequestId(),
-                request.getModel(),
-                request.getIdempotencyKey(),
-                KvSessionMessages.fromProto(request.getScheduleStyle()),
-                KvSessionMessages.fromProto(request.getTransferDisposition()),
-                request.hasLease() ? Optional.of(KvSessionMessages.fromProto(request.getLease())) : Optional.empty(),
-                request.getAttributes(),
-                ""))
-                .map(allocation -> KvSessionMessages.toProto(allocation.session())));
+        return call(tenant -> operations.allocate(tenant, request).map(OpenEngineKvOperations.Allocated::session));
     }
 
     @Override
     public Uni<KvSession> getKvSession(GetKvSessionRequest request) {
-        return call(tenant -> sessions.get(tenant, request.getSessionId()).map(KvSessionMessages::toProto));
+        return call(tenant -> operations.get(tenant, request));
     }
 
     @Override
     public Uni<KvSession> renewKvSession(RenewKvSessionRequest request) {
-        return call(tenant -> sessions.renew(tenant, request.getSessionId(),
-                request.hasLease() ? Optional.of(KvSessionMessages.fromProto(request.getLease())) : Optional.empty(),
-                request.hasExpectedEpoch() ? OptionalLong.of(request.getExpectedEpoch()) : OptionalLong.empty())
-                .map(KvSessionMessages::toProto));
+        return call(tenant -> operations.renew(tenant, request));
     }
 
     @Override
     public Uni<ReleaseKvSessionResponse> releaseKvSession(ReleaseKvSessionRequest request) {
-        return call(tenant -> sessions.release(tenant, request.getSessionId(), request.getReason(),
-                request.hasExpectedEpoch() ? OptionalLong.of(request.getExpectedEpoch()) : OptionalLong.empty())
-                .map(released -> ReleaseKvSessionResponse.newBuilder()
-                        .setSession(KvSessionMessages.toProto(released.session()))
-                        .setAlreadyTerminal(released.alreadyTerminal())
-                        .build()));
+        return call(tenant -> operations.release(tenant, request));
     }
 
     /** Runs one call as the current caller's tenant, translating every refusal to its gRPC status. */
@@ -71,7 +51,7 @@ public class OpenEngineKvGrpcService implements OpenEngineKv {
         Caller caller = GrpcCallerInterceptor.current();
         if (caller.admin()) {
             return Uni.createFrom().failure(Status.PERMISSION_DENIED
-                    .withDescription("admin keys manage the deployment; KV sessions belong to tenants")
+                    .withDescription(Caller.ADMIN_OWNS_NO_SESSIONS)
                     .asRuntimeException());
         }
         return Uni.createFrom().deferred(() -> action.apply(caller.tenant()))

@@ -1,11 +1,13 @@
-package io.handoff.gateway.api.grpc;
+package io.handoff.gateway.api.openengine;
 
 import com.google.protobuf.Duration;
 import com.google.protobuf.Timestamp;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionFailure;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.TransferDisposition;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvSession;
 import io.handoff.openengine.v1.KvSessionRef;
@@ -15,7 +17,10 @@ import io.handoff.openengine.v1.KvTransferDisposition;
 import java.time.Instant;
 import java.util.Optional;
 
-/** Translation between the session core's types and the openengine.v1 messages. */
+/**
+ * Translation between the session core's types and the openengine.v1 messages. Both north-side APIs (gRPC and
+ * the REST mirror) answer through it, so they cannot disagree on what a session looks like.
+ */
 public final class KvSessionMessages {
 
     private KvSessionMessages() {
@@ -55,6 +60,20 @@ public final class KvSessionMessages {
 
     public static KvTransferDisposition toProto(TransferDisposition disposition) {
         return KvTransferDisposition.valueOf("KV_TRANSFER_DISPOSITION_" + disposition.name());
+    }
+
+    /**
+     * The closest OpenEngine error code for a refusal. Clients branch on it whatever the transport: gRPC sends it
+     * in a trailer, REST in the error body's {@code code}.
+     */
+    public static ErrorCode toProto(SessionFailure failure) {
+        return switch (failure) {
+            case INVALID_ARGUMENT, LEASE_OUT_OF_RANGE, IDEMPOTENCY_CONFLICT -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
+            case NOT_FOUND, NOT_LIVE -> ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND;
+            case UNSUPPORTED -> ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE;
+            case ILLEGAL_TRANSITION, STALE_EPOCH -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
+            case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> ErrorCode.ERROR_CODE_OVERLOADED;
+        };
     }
 
     /** Empty for UNSPECIFIED; an unknown number (a newer client) is refused as invalid. */

@@ -1,0 +1,46 @@
+package io.handoff.gateway.api.rest;
+
+import io.handoff.gateway.api.auth.ApiKeys;
+import io.handoff.gateway.api.auth.Caller;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.ext.Provider;
+
+import java.util.Optional;
+
+/**
+ * Establishes the tenant of every {@link TenantApi} request from {@code Authorization: Bearer <key>} (or
+ * {@code x-api-key}), as the gRPC interceptor does: an unknown or missing key is 401, an admin key is 403.
+ */
+@Provider
+@TenantApi
+// A client proxy, created on first use: Quarkus REST sets up its providers before runtime configuration (and so
+// the API keys) exists.
+@ApplicationScoped
+public class TenantApiFilter implements ContainerRequestFilter {
+
+    static final String API_KEY_HEADER = "x-api-key";
+
+    private final ApiKeys keys;
+    private final RequestTenant tenant;
+
+    public TenantApiFilter(ApiKeys keys, RequestTenant tenant) {
+        this.keys = keys;
+        this.tenant = tenant;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        Optional<Caller> caller = keys.resolve(ApiKeys.presentedKey(
+                request.getHeaderString(HttpHeaders.AUTHORIZATION), request.getHeaderString(API_KEY_HEADER)));
+        if (caller.isEmpty()) {
+            request.abortWith(HttpStatuses.unauthenticated(ApiKeys.KEY_REQUIRED));
+        } else if (caller.get().admin()) {
+            request.abortWith(HttpStatuses.permissionDenied(Caller.ADMIN_OWNS_NO_SESSIONS));
+        } else {
+            tenant.establish(caller.get().tenant());
+        }
+    }
+}
