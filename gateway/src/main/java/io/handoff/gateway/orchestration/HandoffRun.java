@@ -35,6 +35,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class HandoffRun implements RunningRequest {
 
     private static final Logger LOG = Logger.getLogger(HandoffRun.class);
+    /** One line per ended request, for operators who want it (off by default, on with the demo fleet). */
+    public static final String REQUEST_LOG = "handoff.requests";
+    private static final Logger REQUESTS = Logger.getLogger(REQUEST_LOG);
 
     private final Admission admission;
     private final Route route;
@@ -323,6 +326,11 @@ public final class HandoffRun implements RunningRequest {
                 .invoke(t -> {
                     epoch = t.session().epoch();
                     endedAs = state;
+                    REQUESTS.infof("request %s on route %s (%s, %s): prefill %s, decode %s; session %s %s at epoch %d",
+                            requestId(), route.name(), admission.legs() == Admission.Legs.BOTH
+                                    ? handoff.style().configName() : "participant " + admission.legs(),
+                            route.family(), handoff.prefill().name(), handoff.decode().name(), sessionId(), state,
+                            epoch);
                 })
                 .onFailure().invoke(f -> LOG.debugf("request %s: session %s not moved to %s: %s", requestId(),
                         sessionId(), state, f.getMessage()))

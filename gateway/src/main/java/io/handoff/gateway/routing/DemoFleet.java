@@ -46,6 +46,9 @@ public final class DemoFleet implements AutoCloseable {
         SimFleet fleet = SimFleet.start(vertx, 0, Map.of("model", MODEL, "token-interval-ms", "20"),
                 SimFleet.DEFAULT_FAMILIES);
         LOG.info("no routes configured: started the embedded demo fleet of simulated engines");
+        // a newcomer should watch each handoff happen: the per-request log is on while the demo fleet runs
+        java.util.logging.Logger.getLogger(io.handoff.gateway.orchestration.HandoffRun.REQUEST_LOG)
+                .setLevel(java.util.logging.Level.INFO);
         fleet.describe().forEach(line -> LOG.info("  " + line));
         return new DemoFleet(fleet);
     }

@@ -2,6 +2,7 @@ package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.http.Json;
+import io.handoff.gateway.api.rest.OpenAiError;
 import io.handoff.gateway.orchestration.GenerateRefusal;
 import io.handoff.openengine.v1.ErrorCode;
 
@@ -56,16 +57,8 @@ final class OpenAiFailure extends RuntimeException {
         return body(getMessage(), type, code, param);
     }
 
+    /** The same error body the REST session API answers, so both HTTP APIs share one shape. */
     static ObjectNode body(String message, String type, String code, String param) {
-        ObjectNode error = Json.object().put("message", message).put("type", type);
-        if (param == null) {
-            error.putNull("param");
-        } else {
-            error.put("param", param);
-        }
-        error.put("code", code);
-        ObjectNode body = Json.object();
-        body.set("error", error);
-        return body;
+        return Json.mapper().valueToTree(new OpenAiError(new OpenAiError.Detail(message, type, code, param)));
     }
 }

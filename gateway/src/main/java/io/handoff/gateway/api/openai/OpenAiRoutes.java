@@ -208,13 +208,10 @@ public class OpenAiRoutes {
     }
 
     private Optional<Caller> caller(RoutingContext ctx) {
-        String authorization = ctx.request().getHeader("Authorization");
-        String key = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-                ? authorization.substring(7).trim() : ctx.request().getHeader("x-api-key");
-        Optional<Caller> caller = keys.resolve(key);
+        Optional<Caller> caller = keys.resolve(ApiKeys.presentedKey(ctx.request().getHeader("Authorization"),
+                ctx.request().getHeader("x-api-key")));
         if (caller.isEmpty()) {
-            fail(ctx, new OpenAiFailure(401, "authentication_error", null, null,
-                    "a valid API key is required (Authorization: Bearer <key>)"));
+            fail(ctx, new OpenAiFailure(401, "authentication_error", null, null, ApiKeys.KEY_REQUIRED));
             return Optional.empty();
         }
         if (caller.get().admin()) {
