@@ -134,10 +134,7 @@ public final class HandoffRun implements RunningRequest {
     private Multi<GenerateResponse> contextFirst() {
         return prefillLeg().onItem().transformToMulti(result -> {
             if (result instanceof PrefillResult.Finished finished) {
-                finishedInPrefill = true;
-                return recordHeld(finished.held())
-                        .chain(() -> end(SessionState.RELEASED, "the request finished during its prefill"))
-                        .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
+                return finishedInPrefill(finished);
             }
             PrefillResult.Ready ready = (PrefillResult.Ready) result;
             handoff = ready.handoff();
@@ -148,6 +145,14 @@ public final class HandoffRun implements RunningRequest {
         });
     }
 
+    /** The request completed during its prefill: no decode leg follows, and the answer is the prefill's. */
+    private Multi<GenerateResponse> finishedInPrefill(PrefillResult.Finished finished) {
+        finishedInPrefill = true;
+        return recordHeld(finished.held())
+                .chain(() -> end(SessionState.RELEASED, "the request finished during its prefill"))
+                .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
+    }
+
     /**
      * A participant's prefill: the KV is parked, the session becomes READY and the framework receives our ref in
      * PrefillReady; its decode leg attaches later. A request that finished during its prefill is answered in full.
@@ -155,10 +160,7 @@ public final class HandoffRun implements RunningRequest {
     private Multi<GenerateResponse> prefillOnly() {
         return prefillLeg().onItem().transformToMulti(result -> {
             if (result instanceof PrefillResult.Finished finished) {
-                finishedInPrefill = true;
-                return recordHeld(finished.held())
-                        .chain(() -> end(SessionState.RELEASED, "the request finished during its prefill"))
-                        .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
+                return finishedInPrefill(finished);
             }
             PrefillResult.Ready ready = (PrefillResult.Ready) result;
             handoff = ready.handoff();
