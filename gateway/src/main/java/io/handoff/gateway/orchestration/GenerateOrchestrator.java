@@ -13,6 +13,8 @@ import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.TransferDisposition;
 import io.handoff.gateway.telemetry.HandoffMetrics;
+import io.handoff.gateway.telemetry.HandoffTracing;
+import io.handoff.gateway.telemetry.RequestTrace;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -39,15 +41,17 @@ public class GenerateOrchestrator {
     private final LeaseKeeper keeper;
     private final LiveRequests live;
     private final HandoffMetrics metrics;
+    private final HandoffTracing tracing;
     private final OrchestrationConfig config;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
-            HandoffMetrics metrics, OrchestrationConfig config) {
+            HandoffMetrics metrics, HandoffTracing tracing, OrchestrationConfig config) {
         this.routes = routes;
         this.sessions = sessions;
         this.keeper = keeper;
         this.live = live;
         this.metrics = metrics;
+        this.tracing = tracing;
         this.config = config;
     }
 
@@ -56,21 +60,35 @@ public class GenerateOrchestrator {
      * after acceptance the stream never fails: a failure is its one terminal EngineError.
      */
     public Multi<GenerateResponse> generate(String tenant, GenerateRequest request) {
+        // taken now, on the thread the call arrived on, where the gRPC server span is current
+        RequestTrace trace = tracing.currentRequest(request.getRequestId());
         return Multi.createFrom().deferred(() -> {
-            Route route = route(request);
+            Route route;
+            try {
+                route = route(request);
+            } catch (GenerateRefusal refusal) {
+                trace.refused(refusal.code().name());
+                throw refusal;
+            }
             try {
                 validate(route, request);
                 ScheduleStyle style = style(route, request);
+                trace.routed(route.name(), route.family(), style.configName());
                 Optional<Trigger> bypass = bypass(route, request);
                 GenerateRequest forEngines = forEngines(route, request);
                 return bypass.isPresent()
-                        ? bypassed(tenant, route, style, forEngines, bypass.get())
-                        : orchestrated(tenant, route, style, forEngines);
+                        ? bypassed(tenant, route, style, forEngines, bypass.get(), trace)
+                        : orchestrated(tenant, route, style, forEngines, trace);
             } catch (GenerateRefusal refusal) {
-                metrics.refused(route.name(), refusal.code().name());
+                refused(route, refusal, trace);
                 throw refusal;
             }
         });
+    }
+
+    private void refused(Route route, GenerateRefusal refusal, RequestTrace trace) {
+        metrics.refused(route.name(), refusal.code().name());
+        trace.refused(refusal.code().name());
     }
 
     // ---- steps before acceptance
@@ -179,17 +197,20 @@ public class GenerateOrchestrator {
     // ---- bypass
 
     private Multi<GenerateResponse> bypassed(String tenant, Route route, ScheduleStyle style, GenerateRequest request,
-            Trigger trigger) {
+            Trigger trigger, RequestTrace trace) {
         Reservation reservation = new Reservation(route);
         try {
             PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
                     GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
             plan(route, request, style, decode, decode);
             LiveRequests.RequestHandle handle = reservation.claim(live, tenant, request.getRequestId());
-            BypassRun run = new BypassRun(tenant, request, route, decode, outputs(request), reservation::leave);
+            BypassRun run = new BypassRun(tenant, request, route, decode, outputs(request), trace,
+                    reservation::leave);
             handle.attach(run);
             reservation.accepted();
-            metrics.bypassed(route.name(), trigger.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            String triggerName = trigger.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            metrics.bypassed(route.name(), triggerName);
+            trace.bypassed(triggerName);
             return run.stream();
         } catch (RuntimeException e) {
             reservation.cancel();
@@ -200,7 +221,7 @@ public class GenerateOrchestrator {
     // ---- orchestrated
 
     private Multi<GenerateResponse> orchestrated(String tenant, Route route, ScheduleStyle style,
-            GenerateRequest request) {
+            GenerateRequest request, RequestTrace trace) {
         Reservation reservation = new Reservation(route);
         try {
             PooledEndpoint prefill = reservation.prefill(route.prefill().acquire(Set.of()).orElseThrow(() ->
@@ -212,7 +233,7 @@ public class GenerateOrchestrator {
             AllocateCommand command = new AllocateCommand(request.getRequestId(), route.settings().model(),
                     request.getRequestId(), Optional.of(style), Optional.of(TransferDisposition.REQUIRED),
                     Optional.of(route.leaseDefault()), com.google.protobuf.Struct.getDefaultInstance(), route.name());
-            return sessions.allocateForGenerate(tenant, command)
+            return sessions.allocateForGenerate(tenant, command, trace.traceParent())
                     .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
                     .onItem().transformToMulti(allocation -> {
                         if (!allocation.created()) {
@@ -220,8 +241,9 @@ public class GenerateOrchestrator {
                                     + request.getRequestId() + " is already running (session "
                                     + allocation.session().id() + ")");
                         }
+                        trace.session(allocation.session(), handoff.prefill(), handoff.decode());
                         Admission admission = new Admission(request.getRequestId(), tenant, route, handoff,
-                                allocation.session(), prefill, decode, outputs(request));
+                                allocation.session(), prefill, decode, outputs(request), trace);
                         HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(),
                                 reservation::leave);
                         keeper.keep(tenant, allocation.session().id(), allocation.session().lease(),
@@ -234,7 +256,7 @@ public class GenerateOrchestrator {
                     .onFailure(f -> !reservation.isAccepted()).invoke(f -> {
                         reservation.cancel();
                         if (f instanceof GenerateRefusal r) {
-                            metrics.refused(route.name(), r.code().name());
+                            refused(route, r, trace);
                         }
                     });
         } catch (RuntimeException e) {
