@@ -4,6 +4,7 @@ import io.handoff.connector.spi.Handoff;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.session.Session;
+import io.handoff.gateway.telemetry.RequestTrace;
 
 /**
  * What acceptance of a Generate produced: the route, the planned handoff, the endpoints counted against their
@@ -13,9 +14,10 @@ import io.handoff.gateway.session.Session;
  * @param prefillSlot null when the request runs no prefill leg
  * @param decodeSlot  null when the request runs no decode leg
  * @param outputs     how many outputs (num_sequences) the client expects
+ * @param trace       the request's part of the trace
  */
 record Admission(String requestId, String tenant, Route route, Legs legs, Handoff handoff, Session session,
-        PooledEndpoint prefillSlot, PooledEndpoint decodeSlot, int outputs) {
+        PooledEndpoint prefillSlot, PooledEndpoint decodeSlot, int outputs, RequestTrace trace) {
 
     enum Legs {
         /** Orchestrated: both legs, in the style's order. */

@@ -3,6 +3,8 @@ package io.handoff.gateway.orchestration;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.telemetry.RequestTrace;
+import io.handoff.gateway.telemetry.TracedLeg;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -23,17 +25,19 @@ final class BypassRun implements RunningRequest {
     private final Route route;
     private final PooledEndpoint decodeSlot;
     private final EventRelay relay;
+    private final RequestTrace trace;
     private final Runnable onFinish;
     private final CompletableFuture<String> abortSignal = new CompletableFuture<>();
     private volatile Throwable failure;
 
     BypassRun(String tenant, GenerateRequest request, Route route, PooledEndpoint decodeSlot, int outputs,
-            Runnable onFinish) {
+            RequestTrace trace, Runnable onFinish) {
         this.tenant = tenant;
         this.request = request;
         this.route = route;
         this.decodeSlot = decodeSlot;
         this.relay = new EventRelay(request.getRequestId(), outputs);
+        this.trace = trace;
         this.onFinish = onFinish;
     }
 
@@ -54,10 +58,11 @@ final class BypassRun implements RunningRequest {
 
     Multi<GenerateResponse> stream() {
         Duration idle = route.settings().decodeIdleTimeout();
-        Multi<GenerateResponse> decode = route.connector().decodeLocally(request.getRequestId(), request,
-                decodeSlot.endpoint())
-                .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true,
-                        "the decode stream was silent for " + idle.toMillis() + " ms"))
+        Multi<GenerateResponse> decode = trace.stream(TracedLeg.BYPASS, decodeSlot.endpoint(), 1,
+                forward -> route.connector().decodeLocally(request.getRequestId(), request, decodeSlot.endpoint(),
+                        forward)
+                        .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL,
+                                true, true, "the decode stream was silent for " + idle.toMillis() + " ms")))
                 .onFailure().invoke(f -> failure = f);
         return AbortableStream.until(decode, abortSignal)
                 .onItem().transformToIterable(event -> {
@@ -79,6 +84,8 @@ final class BypassRun implements RunningRequest {
                             : Multi.createFrom().item(relay.terminalError(e.code(), e.getMessage(), e.retryable()));
                 })
                 .onTermination().invoke(() -> {
+                    trace.ended(abortSignal.getNow(null) != null ? "cancelled"
+                            : failure != null || relay.errored() ? "failed" : "complete");
                     decodeSlot.release(failure == null ? null : String.valueOf(failure.getMessage()));
                     onFinish.run();
                 });

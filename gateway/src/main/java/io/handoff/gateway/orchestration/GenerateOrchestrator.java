@@ -13,6 +13,8 @@ import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.TransferDisposition;
 import io.handoff.gateway.telemetry.HandoffMetrics;
+import io.handoff.gateway.telemetry.HandoffTracing;
+import io.handoff.gateway.telemetry.RequestTrace;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -39,15 +41,17 @@ public class GenerateOrchestrator {
     private final LeaseKeeper keeper;
     private final LiveRequests live;
     private final HandoffMetrics metrics;
+    private final HandoffTracing tracing;
     private final OrchestrationConfig config;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
-            HandoffMetrics metrics, OrchestrationConfig config) {
+            HandoffMetrics metrics, HandoffTracing tracing, OrchestrationConfig config) {
         this.routes = routes;
         this.sessions = sessions;
         this.keeper = keeper;
         this.live = live;
         this.metrics = metrics;
+        this.tracing = tracing;
         this.config = config;
     }
 
@@ -56,21 +60,35 @@ public class GenerateOrchestrator {
      * after acceptance the stream never fails: a failure is its one terminal EngineError.
      */
     public Multi<GenerateResponse> generate(String tenant, GenerateRequest request) {
+        // taken now, on the thread the call arrived on, where the gRPC server span is current
+        RequestTrace trace = tracing.currentRequest(request.getRequestId());
         return Multi.createFrom().deferred(() -> {
-            Route route = route(request);
+            Route route;
+            try {
+                route = route(request);
+            } catch (GenerateRefusal refusal) {
+                trace.refused(refusal.code().name());
+                throw refusal;
+            }
             try {
                 validate(route, request, false);
                 ScheduleStyle style = style(route, request);
+                trace.routed(route.name(), route.family(), style.configName());
                 Optional<Trigger> bypass = bypass(route, request);
                 GenerateRequest forEngines = forEngines(route, request);
                 return bypass.isPresent()
-                        ? bypassed(tenant, route, style, forEngines, bypass.get())
-                        : orchestrated(tenant, route, style, forEngines);
+                        ? bypassed(tenant, route, style, forEngines, bypass.get(), trace)
+                        : orchestrated(tenant, route, style, forEngines, trace);
             } catch (GenerateRefusal refusal) {
-                metrics.refused(route.name(), refusal.code().name());
+                refused(route, refusal, trace);
                 throw refusal;
             }
         });
+    }
+
+    private void refused(Route route, GenerateRefusal refusal, RequestTrace trace) {
+        metrics.refused(route.name(), refusal.code().name());
+        trace.refused(refusal.code().name());
     }
 
     // ---- steps before acceptance
@@ -179,17 +197,20 @@ public class GenerateOrchestrator {
     // ---- bypass
 
     private Multi<GenerateResponse> bypassed(String tenant, Route route, ScheduleStyle style, GenerateRequest request,
-            Trigger trigger) {
+            Trigger trigger, RequestTrace trace) {
         Reservation reservation = new Reservation(route, live);
         try {
             PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
                     GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
             plan(route, request, style, decode, decode);
             LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
-            BypassRun run = new BypassRun(tenant, request, route, decode, outputs(request), reservation::leave);
+            BypassRun run = new BypassRun(tenant, request, route, decode, outputs(request), trace,
+                    reservation::leave);
             handle.attach(run);
             reservation.accepted();
-            metrics.bypassed(route.name(), trigger.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            String triggerName = trigger.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            metrics.bypassed(route.name(), triggerName);
+            trace.bypassed(triggerName);
             return run.stream();
         } catch (RuntimeException e) {
             reservation.cancel();
@@ -200,7 +221,7 @@ public class GenerateOrchestrator {
     // ---- orchestrated
 
     private Multi<GenerateResponse> orchestrated(String tenant, Route route, ScheduleStyle style,
-            GenerateRequest request) {
+            GenerateRequest request, RequestTrace trace) {
         Reservation reservation = new Reservation(route, live);
         try {
             PooledEndpoint prefill = reservation.prefill(route.prefill().acquire(Set.of()).orElseThrow(() ->
@@ -212,7 +233,7 @@ public class GenerateOrchestrator {
             AllocateCommand command = new AllocateCommand(request.getRequestId(), route.settings().model(),
                     request.getRequestId(), Optional.of(style), Optional.of(TransferDisposition.REQUIRED),
                     Optional.of(route.leaseDefault()), com.google.protobuf.Struct.getDefaultInstance(), route.name());
-            return sessions.allocateForGenerate(tenant, command)
+            return sessions.allocateForGenerate(tenant, command, trace.traceParent())
                     .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
                     .onItem().transformToMulti(allocation -> {
                         if (!allocation.created()) {
@@ -220,14 +241,15 @@ public class GenerateOrchestrator {
                                     + request.getRequestId() + " is already running (session "
                                     + allocation.session().id() + ")");
                         }
+                        trace.session(allocation.session(), handoff.prefill(), handoff.decode());
                         return run(reservation, handle, new Admission(request.getRequestId(), tenant, route,
                                 Admission.Legs.BOTH, handoff, allocation.session(), prefill, decode,
-                                outputs(request)));
+                                outputs(request), trace));
                     })
                     .onFailure(f -> !reservation.isAccepted()).invoke(f -> {
                         reservation.cancel();
                         if (f instanceof GenerateRefusal r) {
-                            metrics.refused(route.name(), r.code().name());
+                            refused(route, r, trace);
                         }
                     });
         } catch (RuntimeException e) {
@@ -255,8 +277,10 @@ public class GenerateOrchestrator {
      * tenant's, ALLOCATED, context-first, for a model of this route. Ends with PrefillReady carrying our ref.
      */
     public Multi<GenerateResponse> participantPrefill(String tenant, String sessionId, GenerateRequest request) {
+        RequestTrace trace = tracing.currentRequest(request.getRequestId());
         return Multi.createFrom().deferred(() -> {
             Route route = route(request);
+            trace.routed(route.name(), route.family(), "participant-prefill");
             validate(route, request, false);
             if (!route.allows(ScheduleStyle.CONTEXT_FIRST)) {
                 throw GenerateRefusal.unsupported("route " + route.name() + " does not run context-first, the only "
@@ -279,8 +303,9 @@ public class GenerateOrchestrator {
                                         + session.style().configName() + "; a framework sends its own prefill leg "
                                         + "only for context-first sessions");
                             }
+                            trace.session(session, handoff.prefill(), handoff.decode());
                             return run(reservation, handle, new Admission(request.getRequestId(), tenant, route,
-                                    Admission.Legs.PREFILL, handoff, session, prefill, null, outputs(request)));
+                                    Admission.Legs.PREFILL, handoff, session, prefill, null, outputs(request), trace));
                         })
                         .onFailure(f -> !reservation.isAccepted()).invoke(f -> reservation.cancel());
             } catch (RuntimeException e) {
@@ -296,8 +321,10 @@ public class GenerateOrchestrator {
      * disposition, on a route whose decode endpoints can prefill locally.
      */
     public Multi<GenerateResponse> participantDecode(String tenant, GenerateRequest request) {
+        RequestTrace trace = tracing.currentRequest(request.getRequestId());
         return Multi.createFrom().deferred(() -> {
             Route route = route(request);
+            trace.routed(route.name(), route.family(), "participant-decode");
             validate(route, request, true);
             GenerateRequest engines = forEngines(route, request);
             if (!request.getKv().hasSession()) {
@@ -309,7 +336,7 @@ public class GenerateOrchestrator {
                     throw GenerateRefusal.invalid("a decode leg without kv.session must say transfer disposition "
                             + "BYPASS");
                 }
-                return bypassed(tenant, route, route.settings().defaultStyle(), engines, Trigger.EXPLICIT);
+                return bypassed(tenant, route, route.settings().defaultStyle(), engines, Trigger.EXPLICIT, trace);
             }
             ParticipantRef.Presented ref = ParticipantRef.read(request.getKv().getSession());
             if (!ref.route().equals(route.name())) {
@@ -331,8 +358,9 @@ public class GenerateOrchestrator {
                                         "kv.session was issued at epoch " + ref.epoch() + " but session "
                                                 + session.id() + " is at epoch " + session.epoch());
                             }
+                            trace.session(session, handoff.prefill(), handoff.decode());
                             return run(reservation, handle, new Admission(request.getRequestId(), tenant, route,
-                                    Admission.Legs.DECODE, handoff, session, null, decode, outputs(request)));
+                                    Admission.Legs.DECODE, handoff, session, null, decode, outputs(request), trace));
                         })
                         .onFailure(f -> !reservation.isAccepted()).invoke(f -> reservation.cancel());
             } catch (RuntimeException e) {

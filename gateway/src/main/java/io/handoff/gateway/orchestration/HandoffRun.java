@@ -12,6 +12,8 @@ import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.telemetry.RequestTrace;
+import io.handoff.gateway.telemetry.TracedLeg;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
@@ -47,6 +49,7 @@ public final class HandoffRun implements RunningRequest {
     private final Runnable onFinish;
     private final Duration abortTimeout;
     private final EventRelay relay;
+    private final RequestTrace trace;
     private final AtomicBoolean ended = new AtomicBoolean();
     private final CompletableFuture<String> abortSignal = new CompletableFuture<>();
     private final Set<io.handoff.connector.spi.Endpoint> triedDecodes = new HashSet<>();
@@ -72,6 +75,7 @@ public final class HandoffRun implements RunningRequest {
         this.decodeSlot = admission.decodeSlot();
         this.epoch = admission.session().epoch();
         this.relay = new EventRelay(admission.requestId(), admission.outputs());
+        this.trace = admission.trace();
         if (decodeSlot != null) {
             triedDecodes.add(decodeSlot.endpoint());
         }
@@ -192,19 +196,31 @@ public final class HandoffRun implements RunningRequest {
     // ---- the legs
 
     private Uni<PrefillResult> prefillLeg() {
-        Duration timeout = route.settings().prefillTimeout();
-        return connector.prefill(handoff)
-                .ifNoItem().after(timeout).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true,
-                        true, "the prefill did not park its KV within " + timeout.toMillis() + " ms"))
+        Handoff planned = handoff;
+        return trace.leg(TracedLeg.PREFILL, planned.prefill(), forward -> prefillWithin(planned.withForward(forward)))
                 .onFailure().invoke(f -> prefillFailure = f);
     }
 
-    private Multi<GenerateResponse> decodeLeg(int attempt) {
+    /** The prefill with its timeout, inside the leg's span: a leg that timed out is an error there, not a cancel. */
+    private Uni<PrefillResult> prefillWithin(Handoff planned) {
+        Duration timeout = route.settings().prefillTimeout();
+        return connector.prefill(planned)
+                .ifNoItem().after(timeout).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true,
+                        true, "the prefill did not park its KV within " + timeout.toMillis() + " ms"));
+    }
+
+    /** The decode with its idle timeout, inside the leg's span like {@link #prefillWithin}. */
+    private Multi<GenerateResponse> decodeWithin(Handoff current) {
         Duration idle = route.settings().decodeIdleTimeout();
-        Handoff current = handoff;
         return connector.decode(current)
                 .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true,
-                        "the decode stream was silent for " + idle.toMillis() + " ms"))
+                        "the decode stream was silent for " + idle.toMillis() + " ms"));
+    }
+
+    private Multi<GenerateResponse> decodeLeg(int attempt) {
+        Handoff current = handoff;
+        return trace.stream(TracedLeg.DECODE, current.decode(), attempt,
+                forward -> decodeWithin(current.withForward(forward)))
                 .onFailure(f -> retryElsewhere(f, attempt)).recoverWithMulti(f -> {
                     var next = route.decode().acquire(triedDecodes);
                     if (next.isEmpty()) {
@@ -268,6 +284,7 @@ public final class HandoffRun implements RunningRequest {
     }
 
     private void finish() {
+        trace.ended(outcome());
         keeper.forget(sessionId());
         if (admission.prefillSlot() != null) {
             admission.prefillSlot().release(breakerFailure(prefillFailure));
@@ -276,6 +293,23 @@ public final class HandoffRun implements RunningRequest {
             decodeSlot.release(breakerFailure(decodeFailure));
         }
         onFinish.run();
+    }
+
+    /**
+     * How the request ended, for its span: the state its session ended in, or, when that end was not written (the
+     * session ended elsewhere, the store refused, the client went away first), what the client saw.
+     */
+    private String outcome() {
+        if (sessionLost) {
+            return "session-lost";
+        }
+        if (endedAs != null) {
+            return endedAs.name().toLowerCase(java.util.Locale.ROOT);
+        }
+        if (relay.errored()) {
+            return "failed";
+        }
+        return relay.done() ? "complete" : "cancelled";
     }
 
     /**
@@ -310,7 +344,10 @@ public final class HandoffRun implements RunningRequest {
 
     private Uni<Void> move(SessionState target, String reason) {
         return sessions.transition(tenant(), sessionId(), target, reason, OptionalLong.of(epoch))
-                .invoke(t -> epoch = t.session().epoch())
+                .invoke(t -> {
+                    epoch = t.session().epoch();
+                    trace.session(t.session(), handoff.prefill(), handoff.decode());
+                })
                 .onFailure().transform(f -> {
                     sessionLost = true;
                     return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
@@ -328,6 +365,7 @@ public final class HandoffRun implements RunningRequest {
                 .invoke(t -> {
                     epoch = t.session().epoch();
                     endedAs = state;
+                    trace.session(t.session(), handoff.prefill(), handoff.decode());
                     REQUESTS.infof("request %s on route %s (%s, %s): prefill %s, decode %s; session %s %s at epoch %d",
                             requestId(), route.name(), admission.legs() == Admission.Legs.BOTH
                                     ? handoff.style().configName() : "participant " + admission.legs(),

@@ -6,7 +6,9 @@ import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.CleanupClaim;
+import io.handoff.gateway.telemetry.HandoffTracing;
 import io.handoff.gateway.telemetry.SessionMetrics;
+import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
@@ -31,10 +33,12 @@ public class CleanupExecutor implements CleanupHandoff {
     private final int maxAttempts;
     private final Duration retryBackoff;
     private final Duration claimTtl;
+    private final HandoffTracing tracing;
 
     public CleanupExecutor(SessionStore store, CleanupPort port, Clock clock, SessionMetrics metrics, int maxAttempts,
-            Duration retryBackoff, Duration claimTtl) {
+            Duration retryBackoff, Duration claimTtl, HandoffTracing tracing) {
         this.claimTtl = claimTtl;
+        this.tracing = tracing;
         this.store = store;
         this.port = port;
         this.clock = clock;
@@ -56,10 +60,19 @@ public class CleanupExecutor implements CleanupHandoff {
 
     /** Discharges every claimed obligation; completes with whether the outcome was written back. */
     public Uni<Boolean> discharge(Session session, CleanupClaim claim) {
-        return Multi.createFrom().iterable(claim.obligations())
-                .onItem().transformToUniAndConcatenate(o -> attempt(session, o))
+        return discharge(session, claim, null);
+    }
+
+    /**
+     * {@link #discharge(Session, CleanupClaim)} as a {@code handoff.cleanup} span under {@code parent} (the reaper's
+     * span), or a root span when null; linked to the trace of the request that allocated the session either way.
+     */
+    Uni<Boolean> discharge(Session session, CleanupClaim claim, Context parent) {
+        return tracing.cleanup(session, parent, trace -> Multi.createFrom().iterable(claim.obligations())
+                .onItem().transformToUniAndConcatenate(o -> attempt(session, o).invoke(trace::settled))
                 .collect().asList()
-                .flatMap(settled -> writeBack(session, claim, settled));
+                .flatMap(settled -> writeBack(session, claim, settled))
+                .invoke(trace::written));
     }
 
     private Uni<CleanupObligation> attempt(Session session, CleanupObligation o) {

@@ -5,6 +5,7 @@ import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.DueEntry;
 import io.handoff.gateway.session.store.SessionStore.ReapStep;
+import io.handoff.gateway.telemetry.HandoffTracing;
 import io.handoff.gateway.telemetry.SessionMetrics;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -32,9 +33,11 @@ public class Reaper {
     private final String replicaId;
     private final Duration claimTtl;
     private final int batchSize;
+    private final HandoffTracing tracing;
 
     public Reaper(SessionStore store, CleanupExecutor cleanup, Clock clock, SessionMetrics metrics, String replicaId,
-            Duration claimTtl, int batchSize) {
+            Duration claimTtl, int batchSize, HandoffTracing tracing) {
+        this.tracing = tracing;
         this.store = store;
         this.cleanup = cleanup;
         this.clock = clock;
@@ -76,10 +79,10 @@ public class Reaper {
                         default:
                             return Uni.createFrom().item(step.kind());
                     }
-                    if (step.claim().isEmpty()) {
-                        return Uni.createFrom().item(step.kind());
-                    }
-                    return cleanup.discharge(step.session(), step.claim()).replaceWith(step.kind());
+                    boolean expired = step.kind() == ReapStep.Kind.EXPIRED;
+                    return tracing.reap(step.session(), expired, reapContext -> step.claim().isEmpty()
+                            ? Uni.createFrom().item(step.kind())
+                            : cleanup.discharge(step.session(), step.claim(), reapContext).replaceWith(step.kind()));
                 })
                 .onFailure().recoverWithItem(failure -> {
                     LOG.warnf("reaper could not act on session %s: %s", entry.sessionId(), failure.getMessage());

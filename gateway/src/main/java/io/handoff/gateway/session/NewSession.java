@@ -13,6 +13,7 @@ import java.time.Instant;
  *                     ended, if the fingerprint matches (a client's retry); true answers it only while it is live,
  *                     whatever its fingerprint, and otherwise replaces it with this one (a fresh attempt of a
  *                     Generate whose earlier attempt ended)
+ * @param traceParent  the W3C traceparent of the request allocating it, or "" (see {@link Session#traceParent()})
  */
 public record NewSession(
         String id,
@@ -27,6 +28,7 @@ public record NewSession(
         Instant now,
         Struct attributes,
         String route,
+        String traceParent,
         boolean replaceEnded) {
 
     public Instant leaseExpiresAt() {

@@ -12,7 +12,9 @@ import java.util.Map;
  * One KV session as the store holds it: an immutable snapshot. Every field a replica needs to act on the session
  * (including cleanup after another replica died) is here, nothing lives only in a replica's memory.
  *
- * @param epoch the fencing token: starts at 1 on allocation and grows by one at every state transition
+ * @param epoch       the fencing token: starts at 1 on allocation and grows by one at every state transition
+ * @param traceParent the W3C traceparent of the request that allocated the session, or "" when it was not traced:
+ *                    whoever cleans up after the session (maybe another replica, much later) links its span to it
  */
 public record Session(
         String id,
@@ -35,12 +37,14 @@ public record Session(
         Instant tombstoneExpiresAt,
         Struct attributes,
         String route,
+        String traceParent,
         Map<String, String> nativeIds,
         List<CleanupObligation> obligations) {
 
     public Session {
         attributes = attributes == null ? Struct.getDefaultInstance() : attributes;
         route = route == null ? "" : route;
+        traceParent = traceParent == null ? "" : traceParent;
         nativeIds = nativeIds == null ? Map.of() : Map.copyOf(nativeIds);
         obligations = obligations == null ? List.of() : List.copyOf(obligations);
     }

@@ -52,7 +52,7 @@ public class SessionService {
     }
 
     public Uni<Allocation> allocate(String tenant, AllocateCommand c) {
-        return Uni.createFrom().deferred(() -> allocateInStore(validated(tenant, c, this::clientKey, false)));
+        return Uni.createFrom().deferred(() -> allocateInStore(validated(tenant, c, this::clientKey, false, "")));
     }
 
     /**
@@ -61,10 +61,13 @@ public class SessionService {
      * session with created=false (the caller refuses it as DUPLICATE_REQUEST); one whose earlier attempt has
      * ended gets a fresh session that replaces the ended one under the key. The command's own idempotency key
      * is not used.
+     *
+     * @param traceParent the W3C traceparent of the Generate's span ("" when not traced), kept on the session so
+     *                    that its cleanup can be linked to the request's trace; not part of the fingerprint
      */
-    public Uni<Allocation> allocateForGenerate(String tenant, AllocateCommand command) {
+    public Uni<Allocation> allocateForGenerate(String tenant, AllocateCommand command, String traceParent) {
         return Uni.createFrom().deferred(() -> allocateInStore(validated(tenant, command,
-                c -> GENERATE_KEY_PREFIX + c.requestId(), true)));
+                c -> GENERATE_KEY_PREFIX + c.requestId(), true, traceParent)));
     }
 
     private Uni<Allocation> allocateInStore(NewSession session) {
@@ -86,7 +89,7 @@ public class SessionService {
      * to be valid.
      */
     private NewSession validated(String tenant, AllocateCommand c, Function<AllocateCommand, String> keyOf,
-            boolean replaceEnded) {
+            boolean replaceEnded, String traceParent) {
         requireId("request_id", c.requestId());
         requireId("model", c.model());
         String idempotencyKey = keyOf.apply(c);
@@ -108,7 +111,7 @@ public class SessionService {
         }
         return new NewSession(SessionIds.mint(), tenant, c.requestId(), c.model(), idempotencyKey,
                 Fingerprint.of(c), style, disposition, lease, clock.instant(), c.attributes(), c.route(),
-                replaceEnded);
+                traceParent == null ? "" : traceParent, replaceEnded);
     }
 
     public Uni<Session> get(String tenant, String sessionId) {

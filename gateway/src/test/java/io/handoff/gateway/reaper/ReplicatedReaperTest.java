@@ -13,6 +13,7 @@ import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
+import io.handoff.gateway.telemetry.HandoffTracing;
 import io.handoff.gateway.telemetry.SessionMetrics;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.RecordingCleanupPort;
@@ -73,11 +74,12 @@ class ReplicatedReaperTest {
                     10_000), Duration.ofSeconds(2));
             this.port = new RecordingCleanupPort(name);
             SessionMetrics metrics = new SessionMetrics(new SimpleMeterRegistry());
-            this.cleanup = new CleanupExecutor(store, port, clock, metrics, 5, Duration.ofSeconds(5), CLAIM_TTL);
+            this.cleanup = new CleanupExecutor(store, port, clock, metrics, 5, Duration.ofSeconds(5), CLAIM_TTL,
+                    HandoffTracing.disabled());
             SessionPolicy policy = new SessionPolicy(LEASE, Duration.ofMinutes(5), Duration.ofMinutes(10), 10_000,
                     ScheduleStyle.CONTEXT_FIRST, Set.of(ScheduleStyle.CONTEXT_FIRST), true, 256, 65536);
             this.service = new SessionService(store, policy, clock, metrics, cleanup, name, CLAIM_TTL);
-            this.reaper = new Reaper(store, cleanup, clock, metrics, name, CLAIM_TTL, 64);
+            this.reaper = new Reaper(store, cleanup, clock, metrics, name, CLAIM_TTL, 64, HandoffTracing.disabled());
         }
     }
 
@@ -154,7 +156,7 @@ class ReplicatedReaperTest {
     @Test
     void aGenerateLiveOnOneReplicaIsADuplicateOnEveryOtherUntilItEnds() {
         List<SessionStore.Allocation> first = join(Uni.join().all(replicas.stream()
-                .map(r -> r.service.allocateForGenerate("t1", generateCommand("gen-1"))).toList()).andFailFast());
+                .map(r -> r.service.allocateForGenerate("t1", generateCommand("gen-1"), "")).toList()).andFailFast());
         assertEquals(1, first.stream().filter(SessionStore.Allocation::created).count());
         Session live = first.get(0).session();
         assertTrue(first.stream().allMatch(a -> a.session().id().equals(live.id())), "every replica answers it");
@@ -162,7 +164,7 @@ class ReplicatedReaperTest {
         join(replicas.get(0).service.transition("t1", live.id(), SessionState.FAILED, "prefill failed",
                 OptionalLong.empty()));
         List<SessionStore.Allocation> retries = join(Uni.join().all(replicas.stream()
-                .map(r -> r.service.allocateForGenerate("t1", generateCommand("gen-1"))).toList()).andFailFast());
+                .map(r -> r.service.allocateForGenerate("t1", generateCommand("gen-1"), "")).toList()).andFailFast());
 
         assertEquals(1, retries.stream().filter(SessionStore.Allocation::created).count());
         Set<String> answered = retries.stream().map(a -> a.session().id()).collect(Collectors.toSet());

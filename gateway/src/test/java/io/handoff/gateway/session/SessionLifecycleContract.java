@@ -11,7 +11,15 @@ import io.handoff.gateway.reaper.SweepReport;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.session.store.StoreSettings;
+import io.handoff.gateway.telemetry.HandoffTracing;
 import io.handoff.gateway.telemetry.SessionMetrics;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.EventData;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.RecordingCleanupPort;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -57,6 +65,7 @@ public abstract class SessionLifecycleContract {
     protected SessionStore store;
     protected SessionService service;
     protected Reaper reaper;
+    protected InMemorySpanExporter spans;
 
     /** A fresh store that sees none of the data of other tests. */
     protected abstract SessionStore newStore(StoreSettings settings);
@@ -73,10 +82,15 @@ public abstract class SessionLifecycleContract {
         SessionPolicy policy = policy();
         store = newStore(new StoreSettings(policy.tombstoneRetention(), policy.maxLivePerTenant()));
         SessionMetrics metrics = new SessionMetrics(new SimpleMeterRegistry());
+        spans = InMemorySpanExporter.create();
+        HandoffTracing tracing = new HandoffTracing(OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans))
+                        .build())
+                .build());
         CleanupExecutor cleanup = new CleanupExecutor(store, port, clock, metrics, MAX_ATTEMPTS, RETRY_BACKOFF,
-                CLAIM_TTL);
+                CLAIM_TTL, tracing);
         service = new SessionService(store, policy, clock, metrics, cleanup, "replica-a", CLAIM_TTL);
-        reaper = new Reaper(store, cleanup, clock, metrics, "replica-a", CLAIM_TTL, 100);
+        reaper = new Reaper(store, cleanup, clock, metrics, "replica-a", CLAIM_TTL, 100, tracing);
     }
 
     // ---------------------------------------------------------------- helpers
@@ -102,7 +116,7 @@ public abstract class SessionLifecycleContract {
 
     /** A Generate's session: the request id is its key, so the command carries no idempotency key of its own. */
     protected Allocation generate(String tenant, String requestId) {
-        return join(service.allocateForGenerate(tenant, command(requestId, "")));
+        return join(service.allocateForGenerate(tenant, command(requestId, ""), ""));
     }
 
     protected SweepReport sweep() {
@@ -269,7 +283,7 @@ public abstract class SessionLifecycleContract {
         AllocateCommand otherModel = new AllocateCommand("gen-1", "other-model", "", Optional.empty(),
                 Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), "");
 
-        Allocation duplicate = join(service.allocateForGenerate("t1", otherModel));
+        Allocation duplicate = join(service.allocateForGenerate("t1", otherModel, ""));
 
         assertFalse(duplicate.created());
         assertEquals(first.session().id(), duplicate.session().id());
@@ -337,8 +351,8 @@ public abstract class SessionLifecycleContract {
     @Test
     void concurrentGeneratesOfOneNewRequestIdCreateExactlyOneSession() {
         List<Allocation> results = join(Uni.join().all(List.of(
-                service.allocateForGenerate("t1", command("gen-race", "")),
-                service.allocateForGenerate("t1", command("gen-race", "")))).andFailFast());
+                service.allocateForGenerate("t1", command("gen-race", ""), ""),
+                service.allocateForGenerate("t1", command("gen-race", ""), ""))).andFailFast());
 
         assertEquals(1, results.stream().filter(Allocation::created).count());
         assertEquals(1, results.stream().map(a -> a.session().id()).distinct().count());
@@ -351,7 +365,7 @@ public abstract class SessionLifecycleContract {
         join(service.transition("t1", failed.id(), SessionState.FAILED, "decode failed", OptionalLong.empty()));
         List<Uni<Allocation>> racing = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            racing.add(service.allocateForGenerate("t1", command("gen-race", "")));
+            racing.add(service.allocateForGenerate("t1", command("gen-race", ""), ""));
         }
 
         List<Allocation> results = join(Uni.join().all(racing).andFailFast());
@@ -386,12 +400,12 @@ public abstract class SessionLifecycleContract {
         for (int i = 1; i < MAX_LIVE; i++) {
             allocate("t1", "q" + i);
         }
-        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocateForGenerate("t1", command("gen-2", "")));
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocateForGenerate("t1", command("gen-2", ""), ""));
         join(service.transition("t1", failed.id(), SessionState.FAILED, "prefill failed", OptionalLong.empty()));
 
         assertTrue(generate("t1", "gen-1").created());
 
-        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocateForGenerate("t1", command("gen-2", "")));
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocateForGenerate("t1", command("gen-2", ""), ""));
         assertEquals(MAX_LIVE, join(store.countLive("t1", clock.instant())));
     }
 
@@ -665,5 +679,57 @@ public abstract class SessionLifecycleContract {
         assertEquals(1L, counts.get(SessionState.RELEASED));
         assertEquals(2L, counts.values().stream().mapToLong(Long::longValue).sum());
         assertEquals(1, join(store.countLive("t1", clock.instant())));
+    }
+
+    // ---------------------------------------------------------------- tracing
+
+    private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+    private static final String SPAN_ID = "00f067aa0ba902b7";
+    private static final String TRACE_PARENT = "00-" + TRACE_ID + "-" + SPAN_ID + "-01";
+
+    private SpanData onlySpan(String name) {
+        List<SpanData> named = spans.getFinishedSpanItems().stream().filter(s -> s.getName().equals(name)).toList();
+        assertEquals(1, named.size(), name + " in " + spans.getFinishedSpanItems());
+        return named.get(0);
+    }
+
+    @Test
+    void aGenerateSessionKeepsItsRequestsTraceAndTheReaperLinksItsCleanupToIt() {
+        Session s = join(service.allocateForGenerate("t1", command("gen-traced", ""), TRACE_PARENT)).session();
+        assertEquals(TRACE_PARENT, s.traceParent());
+        assertEquals(TRACE_PARENT, reload(s.id()).traceParent());
+        obligate(s, "prefill@p-0", null);
+        clock.advance(DEFAULT_LEASE);
+        assertEquals(1, sweep().expired());
+        assertEquals(TRACE_PARENT, reload(s.id()).traceParent(), "the trace outlives the session's transitions");
+
+        SpanData reap = onlySpan("handoff.reap");
+        SpanData cleanup = onlySpan("handoff.cleanup");
+        assertFalse(reap.getParentSpanContext().isValid(), "the reaper's work is a trace of its own");
+        assertEquals(reap.getSpanId(), cleanup.getParentSpanId());
+        for (SpanData span : List.of(reap, cleanup)) {
+            assertEquals(1, span.getLinks().size(), span.getName());
+            SpanContext origin = span.getLinks().get(0).getSpanContext();
+            assertEquals(TRACE_ID, origin.getTraceId(), span.getName());
+            assertEquals(SPAN_ID, origin.getSpanId(), span.getName());
+            assertEquals(s.id(), span.getAttributes().get(HandoffTracing.SESSION_ID));
+        }
+        assertEquals(List.of("session.expired"), reap.getEvents().stream().map(EventData::getName).toList());
+        assertEquals(2L, reap.getEvents().get(0).getAttributes().get(HandoffTracing.SESSION_EPOCH));
+        EventData settled = cleanup.getEvents().get(0);
+        assertEquals("obligation.settled", settled.getName());
+        assertEquals("prefill@p-0", settled.getAttributes().get(HandoffTracing.OBLIGATION_ID));
+        assertEquals("DISCHARGED", settled.getAttributes().get(HandoffTracing.OBLIGATION_STATUS));
+    }
+
+    @Test
+    void aSessionWithoutARequestTraceIsReapedWithoutALink() {
+        Session s = allocate("t1", "k-untraced");
+        assertEquals("", reload(s.id()).traceParent());
+        obligate(s, "prefill@p-0", null);
+        clock.advance(DEFAULT_LEASE);
+        assertEquals(1, sweep().expired());
+        assertTrue(onlySpan("handoff.reap").getLinks().isEmpty());
+        assertTrue(onlySpan("handoff.cleanup").getLinks().isEmpty());
     }
 }

@@ -1,6 +1,8 @@
 package io.handoff.connector.openengine;
 
+import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.stub.MetadataUtils;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.DischargeResult;
@@ -123,7 +125,7 @@ final class OpenEngineConnector implements EngineConnector {
             GenerateRequest wire = WireRequests.prefill(handoff.request(), legId, config.model());
             PrefillCollector collector = new PrefillCollector(ep.name(), outputs(handoff.request()));
             AtomicBoolean anyEvent = new AtomicBoolean();
-            return generate(ep, wire, options.prefillTimeout())
+            return generate(ep, wire, options.prefillTimeout(), handoff.forward())
                 .onItem().invoke(e -> {
                     anyEvent.set(true);
                     EngineException bad = collector.accept(e);
@@ -165,28 +167,31 @@ final class OpenEngineConnector implements EngineConnector {
             KvSessionRef ref = SessionRefs.fromTransferData(handoff.transferData());
             String legId = handoff.nativeIds().getOrDefault(DECODE_REQUEST_ID, handoff.requestId());
             GenerateRequest wire = WireRequests.decode(handoff.request(), legId, config.model(), ref);
-            return relay(handoff.decode(), wire, outputs(handoff.request()), ref.getSessionId());
+            return relay(handoff.decode(), wire, outputs(handoff.request()), ref.getSessionId(), handoff.forward());
         });
     }
 
     @Override
-    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode,
+        Map<String, String> forward) {
         return Multi.createFrom().deferred(() -> {
             if (request.hasKv() && request.getKv().hasSession()) {
                 throw EngineException.invalid("kv.session is owned by the gateway; a bypass carries none");
             }
             checkCommon(requestId, request);
             requireGrpc(decode, "decode");
-            return relay(decode, WireRequests.local(request, requestId, config.model()), outputs(request), null);
+            return relay(decode, WireRequests.local(request, requestId, config.model()), outputs(request), null,
+                forward);
         });
     }
 
     /** Relays a decode stream after checking each event against the upstream rules. */
-    private Multi<GenerateResponse> relay(Endpoint ep, GenerateRequest wire, int outputs, String sessionId) {
+    private Multi<GenerateResponse> relay(Endpoint ep, GenerateRequest wire, int outputs, String sessionId,
+        Map<String, String> forward) {
         DecodeEventRules rules = new DecodeEventRules(outputs, ep.name());
         AtomicBoolean anyEvent = new AtomicBoolean();
         AtomicBoolean markedConsumed = new AtomicBoolean();
-        Multi<GenerateResponse> events = generate(ep, wire, options.decodeTimeout())
+        Multi<GenerateResponse> events = generate(ep, wire, options.decodeTimeout(), forward)
             .onItem().invoke(e -> {
                 anyEvent.set(true);
                 EngineException bad = rules.check(e);
@@ -205,14 +210,26 @@ final class OpenEngineConnector implements EngineConnector {
         return Multi.createBy().concatenating().streams(events, end);
     }
 
-    private Multi<GenerateResponse> generate(Endpoint ep, GenerateRequest wire, Duration timeout) {
+    /** One Generate on an engine, with the gateway's forwarded headers (trace context) as its gRPC metadata. */
+    private Multi<GenerateResponse> generate(Endpoint ep, GenerateRequest wire, Duration timeout,
+        Map<String, String> forward) {
         return GrpcCalls.stream(() -> wire, (q, o) -> {
             InferenceGrpc.InferenceStub stub = InferenceGrpc.newStub(channels.to(ep));
+            if (!forward.isEmpty()) {
+                stub = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata(forward)));
+            }
             if (!timeout.isZero()) {
                 stub = stub.withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
             }
             stub.generate(q, o);
         });
+    }
+
+    private static Metadata metadata(Map<String, String> forward) {
+        Metadata metadata = new Metadata();
+        forward.forEach((name, value) -> metadata.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER),
+            value));
+        return metadata;
     }
 
     // ------------------------------------------------------------------ control

@@ -1,6 +1,11 @@
 package io.handoff.connector.openengine;
 
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.handoff.connector.spi.Endpoint;
@@ -32,6 +37,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingEngine implements AutoCloseable {
     final List<GenerateRequest> generates = new CopyOnWriteArrayList<>();
     final List<AbortRequest> aborts = new CopyOnWriteArrayList<>();
+    /** The metadata each Generate call arrived with, in the order of {@link #generates}. */
+    final List<Metadata> generateMetadata = new CopyOnWriteArrayList<>();
     final KvSessionRef minted = KvSessionRef.newBuilder().setSessionId("rec-session-1").setTransferBackend("rec")
         .addEndpoints(KvEndpoint.newBuilder().setHost("10.0.0.9").setPort(7777).setProtocol("rec")).setDpRank(3)
         .setAttributesStruct(com.google.protobuf.Struct.newBuilder().putFields("remote_block_ids",
@@ -41,7 +48,8 @@ final class RecordingEngine implements AutoCloseable {
 
     RecordingEngine() {
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(new Inference())
+            server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(ServerInterceptors.intercept(new Inference(), new MetadataRecorder()))
                 .addService(new Control()).build().start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -76,6 +84,15 @@ final class RecordingEngine implements AutoCloseable {
                 out.onNext(fin.build());
             }
             out.onCompleted();
+        }
+    }
+
+    private final class MetadataRecorder implements ServerInterceptor {
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+            ServerCallHandler<Q, R> next) {
+            generateMetadata.add(headers);
+            return next.startCall(call, headers);
         }
     }
 

@@ -118,7 +118,7 @@ final class SglangEngineConnector implements EngineConnector {
             SglangIds ids = SglangIds.of(handoff);
             ObjectNode body = bodies.prefill(handoff.request(), ids);
             Instant sentAt = clock.instant();
-            Uni<JsonNode> call = http.postJson(handoff.prefill().uri(), PATH, Map.of(), body);
+            Uni<JsonNode> call = http.postJson(handoff.prefill().uri(), PATH, handoff.forward(), body);
             return abortable(ids.prefillRid(), call)
                     .map(answer -> prefillResult(answer, handoff, ids))
                     .onFailure(EngineException.class)
@@ -147,7 +147,7 @@ final class SglangEngineConnector implements EngineConnector {
             ObjectNode body = bodies.decode(handoff.request(), ids);
             Instant sentAt = clock.instant();
             String what = "decode on " + handoff.decode().name();
-            Multi<JsonNode> chunks = http.postSse(handoff.decode().uri(), PATH, Map.of(), body)
+            Multi<JsonNode> chunks = http.postSse(handoff.decode().uri(), PATH, handoff.forward(), body)
                     .onItem().transform(c -> SglangChunks.normalize(c, what));
             return abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
                     .onFailure(EngineException.class)
@@ -158,7 +158,8 @@ final class SglangEngineConnector implements EngineConnector {
 
     /** A PD-mode SGLang server refuses requests without a bootstrap room; a bypass needs a non-PD server. */
     @Override
-    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode,
+            Map<String, String> forward) {
         return Multi.createFrom().failure(() -> EngineException.unsupported("sglang decode servers in PD mode do"
                 + " not prefill locally (a request without bootstrap_room gets 400)"));
     }

@@ -1,8 +1,11 @@
 package io.handoff.connector.spi;
 
+import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+
+import java.util.Map;
 
 /**
  * One engine family's translation of Handoff's legs onto its native disaggregation API, for one route.
@@ -22,6 +25,10 @@ import io.smallrye.mutiny.Uni;
  * <li>A failure always says whether anything reached the engine ({@link EngineException#sentToEngine()}), so the
  * gateway knows whether cleanup is owed. What the engine holds afterwards is reported as {@link HeldKv}.</li>
  * <li>{@link #discharge} is idempotent: it may be called again for the same {@link HeldKv} by another replica.</li>
+ * <li>Every call a leg makes to its engine carries the leg's forwarded headers verbatim ({@link Handoff#forward()},
+ * or the {@code forward} argument of {@link #decodeLocally(String, GenerateRequest, Endpoint, Map)}): as HTTP
+ * headers, or as gRPC metadata. They are how the engine's own traces join the request's trace (W3C
+ * {@code traceparent}/{@code tracestate}); a connector adds none of its own under those names and drops none.</li>
  * <li>All methods are non-blocking; a connector never blocks an event-loop thread.</li>
  * <li>{@link #close} releases the connector's clients; no call is made after it.</li>
  * </ul>
@@ -36,7 +43,7 @@ public interface EngineConnector extends AutoCloseable {
      *
      * @throws EngineException UNSUPPORTED_FEATURE or INVALID_ARGUMENT, before anything is sent anywhere
      */
-    Handoff plan(String requestId, ScheduleStyle style, io.handoff.openengine.v1.GenerateRequest request,
+    Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request,
             Endpoint prefill, Endpoint decode);
 
     /** Runs the prefill leg on {@code handoff.prefill()}. */
@@ -50,10 +57,16 @@ public interface EngineConnector extends AutoCloseable {
 
     /**
      * Runs a request on one decode endpoint that prefills locally (bypass), when
-     * {@link ConnectorCapabilities#localPrefill()} says it can.
+     * {@link ConnectorCapabilities#localPrefill()} says it can, sending {@code forward} with every call it makes to
+     * the engine (see {@link Handoff#forward()}).
      */
-    Multi<GenerateResponse> decodeLocally(String requestId, io.handoff.openengine.v1.GenerateRequest request,
-            Endpoint decode);
+    Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode,
+            Map<String, String> forward);
+
+    /** {@link #decodeLocally(String, GenerateRequest, Endpoint, Map)} with nothing to forward. */
+    default Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+        return decodeLocally(requestId, request, decode, Map.of());
+    }
 
     /**
      * Stops one leg through the engine's explicit abort path, where it has one; engines whose only abort is closing

@@ -12,6 +12,8 @@
  * <li>Speak openengine.v1 on the gateway's side: requests come as {@code GenerateRequest}, decode events go back
  * as {@code GenerateResponse}, failures as {@link io.handoff.connector.spi.EngineException} with an
  * {@code ErrorCode}.</li>
+ * <li>Send {@link io.handoff.connector.spi.Handoff#forward()} with every call a leg makes to its engine, verbatim
+ * (HTTP headers or gRPC metadata): it is the leg's trace context.</li>
  * <li>Report what the engine still holds after each leg as {@link io.handoff.connector.spi.HeldKv}; the gateway
  * keeps it as a cleanup obligation and calls {@link io.handoff.connector.spi.EngineConnector#discharge} once the
  * session is over, from whichever replica is alive.</li>

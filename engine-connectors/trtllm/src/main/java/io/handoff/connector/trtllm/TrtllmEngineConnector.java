@@ -27,6 +27,7 @@ import io.smallrye.mutiny.Uni;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -93,7 +94,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                     : TrtllmBodies.CONTEXT_FIRST;
             ObjectNode body = bodies.context(handoff.request(), id, style);
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), PATH, headers(body), body)
+            return http.postJson(handoff.prefill().uri(), PATH, headers(body, handoff.forward()), body)
                     .map(answer -> ContextAnswer.read(answer, handoff, settings, sentAt, clock.instant()))
                     .onFailure(EngineException.class).transform(f -> afterContextFailure(handoff,
                             (EngineException) f));
@@ -136,7 +137,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                                 + ctx.decodeDeadline() + "); not sending a generation that would wait for freed KV");
             }
             ObjectNode body = bodies.contextFirstGeneration(handoff.request(), ctx);
-            return stream(handoff.decode(), body, handoff.requestId())
+            return stream(handoff.decode(), body, handoff.requestId(), handoff.forward())
                     .onFailure(EngineException.class).transform(TrtllmEngineConnector::afterParamsSent);
         });
     }
@@ -154,7 +155,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                                     + f.getMessage(), f))
                     .onItem().transformToMulti(info -> {
                         ObjectNode body = bodies.generationFirstGeneration(handoff.request(), id, info);
-                        return stream(handoff.decode(), body, handoff.requestId());
+                        return stream(handoff.decode(), body, handoff.requestId(), handoff.forward());
                     })
                     .onFailure(EngineException.class).transform(f -> {
                         if (((EngineException) f).sentToEngine()) {
@@ -172,10 +173,11 @@ final class TrtllmEngineConnector implements EngineConnector {
      * route's idle timeout; and a stream that ends without finishing its output (only [DONE]) is a failure, never an
      * empty answer.
      */
-    private Multi<GenerateResponse> stream(Endpoint endpoint, ObjectNode body, String requestId) {
+    private Multi<GenerateResponse> stream(Endpoint endpoint, ObjectNode body, String requestId,
+            Map<String, String> forward) {
         String what = "POST " + PATH + " on " + endpoint.uri();
         Duration idle = settings.client().idleTimeout();
-        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), PATH, headers(body), body)
+        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), PATH, headers(body, forward), body)
                 .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
                         what + ": timed out (no data for " + idle + ")"))
                 .onItem().transform(chunk -> {
@@ -210,10 +212,11 @@ final class TrtllmEngineConnector implements EngineConnector {
     }
 
     @Override
-    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode,
+            Map<String, String> forward) {
         return Multi.createFrom().deferred(() -> {
             TrtllmFields.check(request, false);
-            return stream(decode, bodies.local(request), requestId);
+            return stream(decode, bodies.local(request), requestId, forward);
         });
     }
 
@@ -239,13 +242,18 @@ final class TrtllmEngineConnector implements EngineConnector {
         http.close();
     }
 
-    /** The auth header, when the route has the workers' key and the body carries a protected field. */
-    private Map<String, String> headers(JsonNode body) {
+    /**
+     * The gateway's forwarded headers (trace context), and the auth header when the route has the workers' key and
+     * the body carries a protected field.
+     */
+    private Map<String, String> headers(JsonNode body, Map<String, String> forward) {
         JsonNode dp = TrtllmBodies.params(body);
         if (settings.authKey().isEmpty() || !dp.isObject() || !DisaggAuthHeader.needed(dp)) {
-            return Map.of();
+            return forward;
         }
-        return Map.of(DisaggAuthHeader.NAME, DisaggAuthHeader.value(settings.authKey().get(), dp));
+        Map<String, String> headers = new HashMap<>(forward);
+        headers.put(DisaggAuthHeader.NAME, DisaggAuthHeader.value(settings.authKey().get(), dp));
+        return headers;
     }
 
     private static long disaggRequestId(Handoff handoff) {

@@ -24,6 +24,7 @@ import io.smallrye.mutiny.Uni;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -79,7 +80,7 @@ final class VllmEngineConnector implements EngineConnector {
         return Uni.createFrom().deferred(() -> {
             JsonNode body = bodies.prefill(handoff.request());
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), PATH, headers(handoff.requestId()), body)
+            return http.postJson(handoff.prefill().uri(), PATH, headers(handoff.requestId(), handoff.forward()), body)
                     .map(answer -> PrefillAnswer.read(answer, handoff, settings, sentAt, clock.instant()));
         });
     }
@@ -97,7 +98,7 @@ final class VllmEngineConnector implements EngineConnector {
             }
             JsonNode body = bodies.decode(handoff.request(), params);
             return CompletionStreams.events(
-                    http.postSse(handoff.decode().uri(), PATH, headers(handoff.requestId()), body),
+                    http.postSse(handoff.decode().uri(), PATH, headers(handoff.requestId(), handoff.forward()), body),
                     handoff.requestId())
                     .onFailure(EngineException.class).transform(VllmEngineConnector::afterParamsSent);
         });
@@ -118,11 +119,13 @@ final class VllmEngineConnector implements EngineConnector {
     }
 
     @Override
-    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
+    public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode,
+            Map<String, String> forward) {
         return Multi.createFrom().deferred(() -> {
             VllmFields.check(request, false);
             JsonNode body = bodies.local(request);
-            return CompletionStreams.events(http.postSse(decode.uri(), PATH, headers(requestId), body), requestId);
+            return CompletionStreams.events(http.postSse(decode.uri(), PATH, headers(requestId, forward), body),
+                    requestId);
         });
     }
 
@@ -148,8 +151,11 @@ final class VllmEngineConnector implements EngineConnector {
         http.close();
     }
 
-    private static Map<String, String> headers(String requestId) {
-        return Map.of(REQUEST_ID_HEADER, requestId);
+    /** The gateway's forwarded headers (trace context) and the request id both legs share. */
+    private static Map<String, String> headers(String requestId, Map<String, String> forward) {
+        Map<String, String> headers = new HashMap<>(forward);
+        headers.put(REQUEST_ID_HEADER, requestId);
+        return headers;
     }
 
     @Override

@@ -101,7 +101,8 @@ public final class InMemorySessionStore implements SessionStore {
             }
             Session created = new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(),
                     s.fingerprint(), s.style(), s.disposition(), SessionState.ALLOCATED, 1, s.now(), s.now(),
-                    s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), Map.of(), List.of());
+                    s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), s.traceParent(),
+                    Map.of(), List.of());
             Entry entry = new Entry(created);
             sessions.put(s.id(), entry);
             idempotency.put(idemKey, new IdempotencyRecord(s.id(), s.fingerprint()));
@@ -338,6 +339,6 @@ public final class InMemorySessionStore implements SessionStore {
             List<CleanupObligation> obligations) {
         return new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(), s.fingerprint(),
                 s.style(), s.disposition(), state, epoch, s.createdAt(), updatedAt, lease, leaseExpiresAt, renewals,
-                reason, terminalAt, tombstone, s.attributes(), s.route(), s.nativeIds(), obligations);
+                reason, terminalAt, tombstone, s.attributes(), s.route(), s.traceParent(), s.nativeIds(), obligations);
     }
 }

@@ -129,8 +129,8 @@ public final class RedisSessionStore implements SessionStore {
             if ("CREATED".equals(reply.get(0).toString())) {
                 return new Allocation(new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(),
                         s.fingerprint(), s.style(), s.disposition(), SessionState.ALLOCATED, 1, s.now(), s.now(),
-                        s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), Map.of(),
-                        List.of()), true);
+                        s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), s.traceParent(),
+                        Map.of(), List.of()), true);
             }
             return new Allocation(SessionCodec.fromFields(fields(reply.get(1))), false);
         });
@@ -138,7 +138,8 @@ public final class RedisSessionStore implements SessionStore {
 
     private static NewSession withId(NewSession s, String id) {
         return new NewSession(id, s.tenant(), s.requestId(), s.model(), s.idempotencyKey(), s.fingerprint(),
-                s.style(), s.disposition(), s.lease(), s.now(), s.attributes(), s.route(), s.replaceEnded());
+                s.style(), s.disposition(), s.lease(), s.now(), s.attributes(), s.route(), s.traceParent(),
+                s.replaceEnded());
     }
 
     @Override

@@ -56,6 +56,7 @@ final class SessionCodec {
         put(f, "renewals", "0");
         put(f, "pending", "0");
         put(f, "route", s.route() == null ? "" : s.route());
+        put(f, "trace", s.traceParent() == null ? "" : s.traceParent());
         put(f, "attrs", encodeStruct(s.attributes()));
         return f;
     }
@@ -89,6 +90,7 @@ final class SessionCodec {
                 instant(h.get("tomb")),
                 decodeStruct(h.get("attrs")),
                 h.get("route"),
+                h.getOrDefault("trace", ""), // absent in records written before sessions kept their trace
                 decodeMap(h.get("native")),
                 obligations);
     }

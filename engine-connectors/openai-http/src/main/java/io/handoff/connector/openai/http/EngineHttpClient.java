@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.tracing.TracingPolicy;
 
 import java.net.URI;
 import java.time.Duration;
@@ -31,10 +32,14 @@ public final class EngineHttpClient implements AutoCloseable {
 
     public EngineHttpClient(Vertx vertx, ClientSettings settings) {
         this.settings = settings;
+        // The trace context an engine sees is the one the gateway hands over for the leg (the connector forwards
+        // it as headers); a tracer installed on the Vert.x instance must neither add a span of its own nor
+        // replace those headers with its own traceparent.
         this.client = vertx.createHttpClient(new HttpClientOptions()
                 .setConnectTimeout((int) settings.connectTimeout().toMillis())
                 .setMaxPoolSize(settings.poolSize())
-                .setKeepAlive(true));
+                .setKeepAlive(true)
+                .setTracingPolicy(TracingPolicy.IGNORE));
     }
 
     /** A GET whose whole answer is returned, whatever its status (discovery reads non-2xx too). */
