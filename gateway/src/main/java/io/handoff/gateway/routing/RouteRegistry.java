@@ -44,17 +44,7 @@ public class RouteRegistry {
         } else {
             demo = null;
         }
-        ConnectorContext context = new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-        };
+        ConnectorContext context = ConnectorContext.of(vertx, clock);
         try {
             for (RouteSettings s : settings) {
                 Route route = factory.create(s, context, clock);

@@ -71,17 +71,7 @@ public abstract class ConnectorContract {
         vertx = Vertx.vertx();
         fleet = startFleet(vertx);
         capabilities = service().initialise(fleet.route());
-        connector = service().create(fleet.route(), new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-        });
+        connector = service().create(fleet.route(), ConnectorContext.of(vertx, clock));
     }
 
     @AfterAll
