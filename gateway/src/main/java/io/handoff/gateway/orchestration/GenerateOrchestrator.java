@@ -8,6 +8,7 @@ import io.handoff.gateway.routing.BypassPolicy.Trigger;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.runtime.DrainState;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
@@ -40,9 +41,11 @@ public class GenerateOrchestrator {
     private final LiveRequests live;
     private final HandoffMetrics metrics;
     private final OrchestrationConfig config;
+    private final DrainState drain;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
-            HandoffMetrics metrics, OrchestrationConfig config) {
+            HandoffMetrics metrics, OrchestrationConfig config, DrainState drain) {
+        this.drain = drain;
         this.routes = routes;
         this.sessions = sessions;
         this.keeper = keeper;
@@ -59,6 +62,10 @@ public class GenerateOrchestrator {
         return Multi.createFrom().deferred(() -> {
             Route route = route(request);
             try {
+                if (drain.draining()) {
+                    throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, "this deployment is draining: it "
+                            + "takes no new Generate; send it to another deployment, or retry once the drain is over");
+                }
                 validate(route, request);
                 ScheduleStyle style = style(route, request);
                 Optional<Trigger> bypass = bypass(route, request);

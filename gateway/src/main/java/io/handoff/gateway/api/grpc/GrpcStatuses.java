@@ -44,6 +44,14 @@ public final class GrpcStatuses {
         return status.withDescription(refusal.getMessage()).asRuntimeException(trailers);
     }
 
+    /** New work refused while the deployment drains: UNAVAILABLE, code DRAINING, retryable elsewhere or later. */
+    public static StatusRuntimeException draining(String message) {
+        Metadata trailers = new Metadata();
+        trailers.put(ERROR_CODE, ErrorCode.ERROR_CODE_DRAINING.name());
+        trailers.put(RETRYABLE, "true");
+        return Status.UNAVAILABLE.withDescription(message).asRuntimeException(trailers);
+    }
+
     public static StatusRuntimeException toStatus(Throwable failure) {
         if (failure instanceof StatusRuntimeException status) {
             return status;

@@ -3,6 +3,7 @@ package io.handoff.gateway.api.grpc;
 import io.grpc.Status;
 import io.handoff.gateway.api.auth.Caller;
 import io.handoff.gateway.api.auth.GrpcCallerInterceptor;
+import io.handoff.gateway.runtime.DrainState;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
@@ -24,13 +25,19 @@ import java.util.function.Function;
 public class OpenEngineKvGrpcService implements OpenEngineKv {
 
     private final SessionService sessions;
+    private final DrainState drain;
 
-    public OpenEngineKvGrpcService(SessionService sessions) {
+    public OpenEngineKvGrpcService(SessionService sessions, DrainState drain) {
         this.sessions = sessions;
+        this.drain = drain;
     }
 
     @Override
     public Uni<KvSession> allocateKvSession(AllocateKvSessionRequest request) {
+        if (drain.draining()) {
+            return Uni.createFrom().failure(GrpcStatuses.draining(
+                    "this deployment is draining: it allocates no new KV session; renew, release and lookup go on"));
+        }
         return call(tenant -> sessions.allocate(tenant, new AllocateCommand(
                 request.getRequestId(),
                 request.getModel(),
