@@ -60,12 +60,14 @@ public class ControlMetrics {
     /** The age of the latest fleet sample and the session counts it found. */
     public void sampleGauges(Supplier<Double> ageSeconds, Supplier<Long> activeKvSessions, Supplier<Long> engineHeld) {
         Gauge.builder("handoff.fleet.sample.age", ageSeconds, s -> s.get()).baseUnit("seconds")
-                .description("How old the latest sample of the engines' native surfaces is").register(registry);
+                .description("How old the latest sample of the engines' native surfaces is").strongReference(true)
+                .register(registry);
         Gauge.builder("handoff.sessions.active.kv", activeKvSessions, s -> s.get())
                 .description("Live sessions plus ended sessions whose KV an engine may still hold (latest sample)")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("handoff.sessions.engine.held", engineHeld, s -> s.get())
-                .description("Ended sessions whose KV an engine may still hold (latest sample)").register(registry);
+                .description("Ended sessions whose KV an engine may still hold (latest sample)")
+                .strongReference(true).register(registry);
     }
 
     public void healthAnswered(String state) {

@@ -143,6 +143,24 @@ class DiscoveryTest {
     }
 
     @Test
+    void metricsShowWhatTheSamplerFound() {
+        String metrics = io.restassured.RestAssured.given().baseUri(base.toString()).get("/q/metrics").then()
+                .statusCode(200).extract().asString();
+        List<String> lines = metrics.lines().toList();
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("handoff_negotiation_mismatches_total{")
+                && l.contains("kind=\"role\"") && l.contains("route=\"wrong-role\"")), "role mismatch counted");
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("handoff_endpoint_up{")
+                && l.contains("route=\"wrong-model\"") && l.contains("pool=\"decode\"") && l.endsWith(" 0.0")),
+                "the wrong-model endpoint is down");
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("handoff_endpoint_up{") && l.contains("route=\"vllm\"")
+                && l.endsWith(" 1.0")), "a healthy endpoint is up");
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("handoff_endpoint_load{") && l.contains("route=\"sglang\"")
+                && l.contains("figure=\"kv_usage\"")), "native load figures");
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("handoff_sessions_active_kv ")), metrics);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("handoff_fleet_sample_age_seconds ")), metrics);
+    }
+
+    @Test
     void callersNeedAKey() {
         StatusRuntimeException anonymous = assertThrows(StatusRuntimeException.class, () -> ControlGrpc
                 .newBlockingStub(client.channel()).getServerInfo(GetServerInfoRequest.getDefaultInstance()));

@@ -124,7 +124,7 @@ class DrainTest {
                 OptionalLong.empty()).await().indefinitely();
         GenerateCall held = GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 2);
         assertEquals(Status.Code.OK, held.awaitEnd().getCode());
-        GenerateCall attached = GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 100)
+        GenerateCall attached = GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 250)
                 .awaitFirstToken();
         Session decoding = store.findByIdempotencyKey("team-a", SessionService.GENERATE_KEY_PREFIX
                 + attached.requestId()).await().indefinitely().orElseThrow();

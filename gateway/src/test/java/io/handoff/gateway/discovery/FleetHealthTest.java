@@ -78,8 +78,8 @@ class FleetHealthTest {
         }
         HealthCheck wrongRole = check(health, "route/wrong-role/prefill/p-0");
         assertEquals(HealthState.HEALTH_STATE_NOT_READY, wrongRole.getState());
-        assertTrue(wrongRole.getMessage().contains("wrong role") && wrongRole.getMessage().contains("answers as DECODE"),
-                wrongRole.getMessage());
+        assertTrue(wrongRole.getMessage().contains("wrong role")
+                && wrongRole.getMessage().contains("answers as DECODE"), wrongRole.getMessage());
         assertEquals(HealthState.HEALTH_STATE_NOT_READY, check(health, "route/wrong-role").getState());
         HealthCheck wrongModel = check(health, "route/wrong-model/decode/d-0");
         assertEquals(HealthState.HEALTH_STATE_NOT_READY, wrongModel.getState());

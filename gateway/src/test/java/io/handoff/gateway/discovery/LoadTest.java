@@ -2,6 +2,7 @@ package io.handoff.gateway.discovery;
 
 import com.google.protobuf.Struct;
 import io.grpc.Status;
+import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URL;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 
 import static org.awaitility.Awaitility.await;
@@ -54,6 +56,9 @@ class LoadTest {
 
     @Inject
     MutableClock clock;
+
+    @Inject
+    SessionService sessions;
 
     private GrpcTestClient client;
     private ControlGrpc.ControlBlockingStub control;
@@ -108,6 +113,28 @@ class LoadTest {
         assertFalse(store.find(ended.id()).await().indefinitely().orElseThrow().engineMayHoldKv(clock.instant()));
         assertTrue(figure(released, "engine_held") <= figure(held, "engine_held") - 1, released.toString());
         assertActiveCountsBoth(released);
+    }
+
+    @Test
+    void aReleasedSessionWhoseEngineHoldsItsKvStaysCounted() {
+        var kv = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()),
+                ControlPlaneProfile.TEAM_A_KEY);
+        String unique = UUID.randomUUID().toString();
+        KvSession s = kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("r-" + unique)
+                .setModel("m-vllm").setIdempotencyKey("k-" + unique).build());
+        String id = s.getRef().getSessionId();
+        // a framework's prefill parked KV on a vLLM producer for this session
+        sessions.recordObligation("team-a", id, CleanupObligation.pending("prefill@p-0", "vllm", "p-0",
+                "parked-prefill-kv", Map.of(), clock.instant().plus(Duration.ofSeconds(480)))).await().indefinitely();
+        LoadInfo before = sampledLoad();
+        kv.releaseKvSession(ReleaseKvSessionRequest.newBuilder().setSessionId(id).build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.find(id).await().indefinitely().orElseThrow()
+                .pendingObligations().isEmpty());
+        LoadInfo after = sampledLoad();
+        assertEquals(figure(before, "live") - 1, figure(after, "live"), after.toString());
+        assertEquals(figure(before, "engine_held") + 1, figure(after, "engine_held"), after.toString());
+        assertEquals(before.getActiveKvSessions(), after.getActiveKvSessions(), "released, but still taking KV");
+        assertActiveCountsBoth(after);
     }
 
     @Test
