@@ -24,15 +24,12 @@ import io.handoff.openengine.v1.KvSession;
 import io.handoff.openengine.v1.KvSessionRef;
 import io.handoff.openengine.v1.KvSessionState;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -47,10 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Control.Abort of each target kind, with the upstream statuses, over real gRPC, Redis and simulated engines. */
 @QuarkusTest
 @TestProfile(ControlPlaneProfile.class)
-class AbortTest {
-
-    @TestHTTPResource("/")
-    URL base;
+class AbortTest extends ControlPlaneTest {
 
     @Inject
     SessionStore store;
@@ -58,22 +52,15 @@ class AbortTest {
     @Inject
     SessionService sessions;
 
-    private GrpcTestClient client;
     private ControlGrpc.ControlBlockingStub teamA;
     private ControlGrpc.ControlBlockingStub teamB;
     private ControlGrpc.ControlBlockingStub admin;
 
     @BeforeEach
-    void connect() {
-        client = new GrpcTestClient(base.getPort());
-        teamA = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
-        teamB = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_B_KEY);
-        admin = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.ADMIN_KEY);
-    }
-
-    @AfterEach
-    void disconnect() throws InterruptedException {
-        client.close();
+    void stubs() {
+        teamA = control;
+        teamB = control(ControlPlaneProfile.TEAM_B_KEY);
+        admin = control(ControlPlaneProfile.ADMIN_KEY);
     }
 
     private GenerateCall longGenerate(String key, String model) {

@@ -4,23 +4,19 @@ import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.handoff.gateway.testing.ControlPlaneProfile;
-import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.openengine.v1.ControlGrpc;
 import io.handoff.openengine.v1.GetModelInfoRequest;
 import io.handoff.openengine.v1.GetServerInfoRequest;
 import io.handoff.openengine.v1.KvConnectorInfo;
 import io.handoff.openengine.v1.ModelInfo;
 import io.handoff.openengine.v1.ServerInfo;
-import io.quarkus.test.common.http.TestHTTPResource;
+import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,27 +31,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ControlPlaneProfile.class)
-class DiscoveryTest {
-
-    @TestHTTPResource("/")
-    URL base;
+class DiscoveryTest extends ControlPlaneTest {
 
     @Inject
     FleetSampler sampler;
 
-    private GrpcTestClient client;
-    private ControlGrpc.ControlBlockingStub control;
-
     @BeforeEach
-    void connect() {
-        client = new GrpcTestClient(base.getPort());
-        control = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
+    void sample() {
         sampler.sampleNow().await().indefinitely();
-    }
-
-    @AfterEach
-    void disconnect() throws InterruptedException {
-        client.close();
     }
 
     private ModelInfo model(String name) {

@@ -13,7 +13,6 @@ import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
-import io.handoff.openengine.v1.ControlGrpc;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.HealthRequest;
 import io.handoff.openengine.v1.HealthState;
@@ -22,7 +21,6 @@ import io.handoff.openengine.v1.KvSessionState;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.handoff.openengine.v1.ReleaseKvSessionRequest;
 import io.handoff.openengine.v1.RenewKvSessionRequest;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -33,7 +31,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -50,10 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ControlPlaneProfile.class)
-class DrainTest {
-
-    @TestHTTPResource("/")
-    URL base;
+class DrainTest extends ControlPlaneTest {
 
     @Inject
     SessionStore store;
@@ -67,21 +61,16 @@ class DrainTest {
     @Inject
     MutableClock clock;
 
-    private GrpcTestClient client;
     private OpenEngineKvGrpc.OpenEngineKvBlockingStub kv;
-    private ControlGrpc.ControlBlockingStub control;
 
     @BeforeEach
-    void connect() {
-        client = new GrpcTestClient(base.getPort());
+    void stubs() {
         kv = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
-        control = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
     }
 
     @AfterEach
-    void disconnect() throws InterruptedException {
+    void stopDrain() {
         admin().delete("/admin/drain");
-        client.close();
     }
 
     private RequestSpecification http() {

@@ -1,11 +1,8 @@
 package io.handoff.gateway.discovery;
 
-import io.handoff.gateway.testing.ControlPlaneProfile;
-import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.RedisTestResource;
 import io.handoff.gateway.testing.SimFleetTestResource;
-import io.handoff.openengine.v1.ControlGrpc;
 import io.handoff.openengine.v1.EngineRole;
 import io.handoff.openengine.v1.HealthCheck;
 import io.handoff.openengine.v1.HealthRequest;
@@ -14,15 +11,13 @@ import io.handoff.openengine.v1.HealthState;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
-import io.quarkus.test.common.http.TestHTTPResource;
+import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,10 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Control.Health as pools and Redis go down and come back, over real gRPC, Redis and simulated engines. */
 @QuarkusTest
 @TestProfile(ControlPlaneProfile.class)
-class FleetHealthTest {
-
-    @TestHTTPResource("/")
-    URL base;
+class FleetHealthTest extends ControlPlaneTest {
 
     @Inject
     FleetSampler sampler;
@@ -43,19 +35,9 @@ class FleetHealthTest {
     @Inject
     MutableClock clock;
 
-    private GrpcTestClient client;
-    private ControlGrpc.ControlBlockingStub control;
-
     @BeforeEach
-    void connect() {
-        client = new GrpcTestClient(base.getPort());
-        control = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
+    void sample() {
         sampler.sampleNow().await().indefinitely();
-    }
-
-    @AfterEach
-    void disconnect() throws InterruptedException {
-        client.close();
     }
 
     private HealthResponse health() {

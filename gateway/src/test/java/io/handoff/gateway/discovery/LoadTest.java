@@ -12,22 +12,17 @@ import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
-import io.handoff.openengine.v1.ControlGrpc;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GetLoadRequest;
 import io.handoff.openengine.v1.KvSession;
 import io.handoff.openengine.v1.LoadInfo;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.handoff.openengine.v1.ReleaseKvSessionRequest;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -43,10 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ControlPlaneProfile.class)
-class LoadTest {
-
-    @TestHTTPResource("/")
-    URL base;
+class LoadTest extends ControlPlaneTest {
 
     @Inject
     FleetSampler sampler;
@@ -59,20 +51,6 @@ class LoadTest {
 
     @Inject
     SessionService sessions;
-
-    private GrpcTestClient client;
-    private ControlGrpc.ControlBlockingStub control;
-
-    @BeforeEach
-    void connect() {
-        client = new GrpcTestClient(base.getPort());
-        control = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
-    }
-
-    @AfterEach
-    void disconnect() throws InterruptedException {
-        client.close();
-    }
 
     private LoadInfo sampledLoad() {
         sampler.sampleNow().await().indefinitely();
