@@ -136,10 +136,13 @@ public class ServerInfoAssembler {
                 .build())).build();
     }
 
-    /** The shortest context any endpoint of the route reported: a request must fit both legs. */
+    /**
+     * The shortest context any healthy endpoint of the route reported (a request must fit both legs); an endpoint
+     * judged unhealthy, e.g. one serving another model, says nothing about this one.
+     */
     private Optional<Integer> reportedContextLength(Route route) {
         return sampler.samples().stream()
-                .filter(s -> s.route().equals(route.name()))
+                .filter(s -> s.route().equals(route.name()) && s.status().healthy())
                 .map(s -> s.status().maxContextLength())
                 .flatMap(Optional::stream)
                 .min(Integer::compare);
