@@ -1,5 +1,5 @@
 -- Write back discharged obligations, if the caller still holds the cleanup claim (fencing by claim token).
--- KEYS[1] session  KEYS[2] bucket due index
+-- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket engine-held index
 -- ARGV[1] session id  ARGV[2] claim token  ARGV[3] retry at ms  ARGV[4] keep tombstone until ms or ''
 -- ARGV[5] now ms  ARGV[6..] obligation field, json pairs
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -24,4 +24,5 @@ if pending > 0 then
 else
   redis.call('ZADD', KEYS[2], tomb, ARGV[1])
 end
+index_held(KEYS[1], KEYS[3], ARGV[1])
 return 1

@@ -1,9 +1,10 @@
 -- Act on one session the reaper found due. Decides from the record alone, so a stale index entry only ever
 -- makes the reaper look early, and a race between replicas lets exactly one of them act.
--- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts
+-- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts  KEYS[4] bucket engine-held index
 -- ARGV[1] session id  ARGV[2] now ms  ARGV[3] claim ttl ms  ARGV[4] retention ms
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[4], ARGV[1])
   return {'GONE'}
 end
 local h = redis.call('HMGET', KEYS[1], 'state', 'expires', 'pending', 'cuntil', 'tomb', 'epoch')
@@ -32,6 +33,7 @@ if is_live(h[1]) then
   else
     redis.call('ZADD', KEYS[2], tomb, ARGV[1])
   end
+  index_held(KEYS[1], KEYS[4], ARGV[1])
   return {'EXPIRED', token, redis.call('HGETALL', KEYS[1])}
 end
 if pending > 0 then

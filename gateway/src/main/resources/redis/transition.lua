@@ -1,6 +1,6 @@
 -- One compare-and-set on (state, epoch). Entering a terminal state starts the tombstone and, when asked,
 -- claims the open cleanup obligations for the calling replica.
--- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts
+-- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts  KEYS[4] bucket engine-held index
 -- ARGV[1] session id  ARGV[2] tenant or ''  ARGV[3] expected epoch or ''  ARGV[4] legal sources as ',A,B,'
 -- ARGV[5] target  ARGV[6] '1' if target is terminal  ARGV[7] reason  ARGV[8] now ms  ARGV[9] retention ms
 -- ARGV[10] claim ttl ms or '' for no claim
@@ -37,5 +37,6 @@ if ARGV[6] == '1' then
   else
     redis.call('ZADD', KEYS[2], tomb, ARGV[1])
   end
+  index_held(KEYS[1], KEYS[4], ARGV[1])
 end
 return {'OK', token, redis.call('HGETALL', KEYS[1])}

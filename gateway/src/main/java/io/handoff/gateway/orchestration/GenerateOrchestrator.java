@@ -8,6 +8,7 @@ import io.handoff.gateway.routing.BypassPolicy.Trigger;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.runtime.DrainState;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
@@ -43,9 +44,11 @@ public class GenerateOrchestrator {
     private final HandoffMetrics metrics;
     private final HandoffTracing tracing;
     private final OrchestrationConfig config;
+    private final DrainState drain;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
-            HandoffMetrics metrics, HandoffTracing tracing, OrchestrationConfig config) {
+            HandoffMetrics metrics, HandoffTracing tracing, OrchestrationConfig config, DrainState drain) {
+        this.drain = drain;
         this.routes = routes;
         this.sessions = sessions;
         this.keeper = keeper;
@@ -71,6 +74,10 @@ public class GenerateOrchestrator {
                 throw refusal;
             }
             try {
+                if (drain.draining()) {
+                    throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, "this deployment is draining: it "
+                            + "takes no new Generate; send it to another deployment, or retry once the drain is over");
+                }
                 validate(route, request, false);
                 ScheduleStyle style = style(route, request);
                 trace.routed(route.name(), route.family(), style.configName());
@@ -407,6 +414,7 @@ public class GenerateOrchestrator {
     private static GenerateRefusal refusal(SessionException f) {
         return switch (f.failure()) {
             case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> GenerateRefusal.overloaded(f.getMessage());
+            case DRAINING -> new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, f.getMessage());
             case UNSUPPORTED -> GenerateRefusal.unsupported(f.getMessage());
             default -> GenerateRefusal.invalid(f.getMessage());
         };

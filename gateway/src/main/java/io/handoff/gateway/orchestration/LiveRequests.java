@@ -34,6 +34,10 @@ public class LiveRequests {
             this.requestId = requestId;
         }
 
+        synchronized RunningRequest run() {
+            return run;
+        }
+
         synchronized void attach(RunningRequest started) {
             run = started;
             if (pendingAbort != null) {
@@ -78,6 +82,12 @@ public class LiveRequests {
                 .filter(e -> e.getKey().requestId().equals(requestId)
                         && (tenant == null || e.getKey().tenant().equals(tenant)))
                 .<RunningRequest>map(Map.Entry::getValue).toList();
+    }
+
+    /** The running requests of this replica whose KV session is {@code sessionId} (at most one). */
+    public List<RunningRequest> bySession(String sessionId) {
+        return runs.values().stream().map(RequestHandle::run)
+                .filter(r -> r instanceof HandoffRun h && h.sessionId().equals(sessionId)).toList();
     }
 
     public List<RunningRequest> all(String tenant) {

@@ -75,6 +75,16 @@ public final class EndpointPool {
         return members.stream().anyMatch(m -> m.breaker().admits() && m.outstanding() < maxOutstanding);
     }
 
+    /**
+     * Asks one member about itself through the connector's discovery surface, judged by {@link EndpointVerdict}:
+     * a probe never fails, an endpoint that cannot be reached is reported unhealthy.
+     */
+    public Uni<EndpointStatus> probe(PooledEndpoint member) {
+        return Uni.createFrom().deferred(() -> prober.apply(member.endpoint()))
+                .onFailure().recoverWithItem(f -> new EndpointStatus(member.endpoint(), false, Optional.empty(),
+                        List.of(), Optional.empty(), java.util.Map.of(), "probe failed: " + f.getMessage()));
+    }
+
     public Optional<PooledEndpoint> member(String endpointName) {
         return members.stream().filter(m -> m.endpoint().name().equals(endpointName)).findFirst();
     }

@@ -7,6 +7,7 @@ import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.SessionPolicy;
+import io.handoff.openengine.v1.EngineRole;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -75,9 +76,11 @@ public final class RouteFactory {
         Duration max = leaseMax(s, caps);
         Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
         EndpointPool prefill = new EndpointPool(s.name() + "/prefill", s.prefill(), clock, s.breakerFailures(),
-                s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), connector::probe);
+                s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
+                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_PREFILL, status)));
         EndpointPool decode = new EndpointPool(s.name() + "/decode", s.decode(), clock, s.breakerFailures(),
-                s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), connector::probe);
+                s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
+                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)));
         return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger());
     }
 

@@ -24,5 +24,7 @@ public enum SessionFailure {
     /** The tenant already has as many live sessions as it may have. */
     QUOTA_EXCEEDED,
     /** The session store cannot be reached; nothing is known to have changed. */
-    STORE_UNAVAILABLE
+    STORE_UNAVAILABLE,
+    /** The deployment is draining: it allocates no new session; live ones go on. */
+    DRAINING
 }

@@ -18,7 +18,7 @@ import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.ControlGrpc;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GetKvSessionRequest;
-import io.handoff.openengine.v1.GetLoadRequest;
+import io.handoff.openengine.v1.ListLorasRequest;
 import io.handoff.openengine.v1.GetServerInfoRequest;
 import io.handoff.openengine.v1.InferenceGrpc;
 import io.handoff.openengine.v1.KvConnectorInfo;
@@ -300,9 +300,9 @@ class OpenEngineKvGrpcTest {
         assertTrue(generate.getStatus().getDescription().contains("no route serves model 'no-such-model'"));
         ControlGrpc.ControlBlockingStub control = GrpcTestClient.withKey(ControlGrpc.newBlockingStub(
                 client.channel()), RedisTenancyProfile.TEAM_A_KEY);
-        StatusRuntimeException load = refused(Status.Code.UNIMPLEMENTED,
-                () -> control.getLoad(GetLoadRequest.getDefaultInstance()));
-        assertTrue(load.getStatus().getDescription().contains("GetLoad"));
+        StatusRuntimeException loras = refused(Status.Code.UNIMPLEMENTED,
+                () -> control.listLoras(ListLorasRequest.getDefaultInstance()));
+        assertTrue(loras.getStatus().getDescription().contains("ListLoras"));
     }
 
     @Test

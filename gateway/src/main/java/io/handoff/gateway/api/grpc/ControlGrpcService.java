@@ -1,11 +1,14 @@
 package io.handoff.gateway.api.grpc;
 
-import io.handoff.gateway.api.openengine.KvSessionMessages;
-import io.handoff.gateway.session.SessionPolicy;
+import io.handoff.gateway.api.auth.Caller;
+import io.handoff.gateway.api.auth.GrpcCallerInterceptor;
+import io.handoff.gateway.discovery.AbortService;
+import io.handoff.gateway.discovery.FleetHealth;
+import io.handoff.gateway.discovery.LoadReporter;
+import io.handoff.gateway.discovery.ServerInfoAssembler;
 import io.handoff.openengine.v1.AbortRequest;
 import io.handoff.openengine.v1.AbortResponse;
 import io.handoff.openengine.v1.Control;
-import io.handoff.openengine.v1.EngineRole;
 import io.handoff.openengine.v1.GetKvEventSourcesRequest;
 import io.handoff.openengine.v1.GetKvEventSourcesResponse;
 import io.handoff.openengine.v1.GetLoadRequest;
@@ -13,8 +16,6 @@ import io.handoff.openengine.v1.GetModelInfoRequest;
 import io.handoff.openengine.v1.GetServerInfoRequest;
 import io.handoff.openengine.v1.HealthRequest;
 import io.handoff.openengine.v1.HealthResponse;
-import io.handoff.openengine.v1.KvConnectorInfo;
-import io.handoff.openengine.v1.KvSessionLimits;
 import io.handoff.openengine.v1.ListLorasRequest;
 import io.handoff.openengine.v1.ListLorasResponse;
 import io.handoff.openengine.v1.LoadInfo;
@@ -26,84 +27,54 @@ import io.handoff.openengine.v1.SubscribeKvEventsRequest;
 import io.handoff.openengine.v1.SubscribeKvEventsResponse;
 import io.handoff.openengine.v1.UnloadLoraRequest;
 import io.handoff.openengine.v1.UnloadLoraResponse;
-import io.handoff.gateway.runtime.ReplicaIdentity;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
 /**
- * openengine.v1.Control. GetServerInfo advertises the KV session lifecycle this deployment offers; the fleet
- * views (model info, load, health, abort) come with routes, and LoRA and KV events are engine matters a gateway
- * does not own.
+ * openengine.v1.Control over the fleet this gateway fronts, a thin adapter over {@code discovery}: GetServerInfo and
+ * GetModelInfo advertise what the gateway and the routes' connectors can both do, Health and GetLoad read the fleet
+ * as sampled, Abort stops requests and sessions. LoRA and KV events are engine matters a gateway does not own.
  */
 @GrpcService
 public class ControlGrpcService implements Control {
 
-    /** Our wire revision of openengine.v1 plus the KV session additions. */
-    static final int SCHEMA_REVISION = 1;
+    private final ServerInfoAssembler info;
+    private final FleetHealth health;
+    private final LoadReporter load;
+    private final AbortService aborts;
 
-    private final SessionPolicy policy;
-    private final ReplicaIdentity replica;
-
-    public ControlGrpcService(SessionPolicy policy, ReplicaIdentity replica) {
-        this.policy = policy;
-        this.replica = replica;
+    public ControlGrpcService(ServerInfoAssembler info, FleetHealth health, LoadReporter load, AbortService aborts) {
+        this.info = info;
+        this.health = health;
+        this.load = load;
+        this.aborts = aborts;
     }
 
     @Override
     public Uni<ServerInfo> getServerInfo(GetServerInfoRequest request) {
-        KvConnectorInfo.Builder kv = KvConnectorInfo.newBuilder()
-                .setEnabled(true)
-                .setTransferBackend("handoff")
-                .setSupportsCallerAllocation(true)
-                .setSupportsRenewableLeases(true)
-                .setSupportsExplicitRelease(true)
-                .setSupportsConditionalBypass(policy.bypassSupported())
-                .setSupportsSessionLookup(true)
-                .setSessionLimits(KvSessionLimits.newBuilder()
-                        .setDefaultLease(KvSessionMessages.duration(policy.defaultLease()))
-                        .setMaxLease(KvSessionMessages.duration(policy.maxLease()))
-                        .setTombstoneRetention(KvSessionMessages.duration(policy.tombstoneRetention()))
-                        .setMaxLiveSessionsPerTenant(policy.maxLivePerTenant())
-                        .setMaxIdempotencyKeyBytes(policy.maxIdBytes())
-                        .setMaxAttributesBytes(policy.maxAttributesBytes()));
-        policy.supportedStyles().stream().sorted().map(KvSessionMessages::toProto)
-                .forEach(kv::addSupportedScheduleStyles);
-        return Uni.createFrom().item(ServerInfo.newBuilder()
-                .setEngineName("handoff")
-                .setEngineVersion(version())
-                .setEngineRole(EngineRole.ENGINE_ROLE_UNSPECIFIED)
-                .setInstanceId(replica.id())
-                .setKvConnector(kv)
-                .setSchemaRevision(SCHEMA_REVISION)
-                .setMinimumClientRevision(1)
-                .setSchemaRelease("openengine.v1+handoff-kv")
-                .build());
-    }
-
-    private static String version() {
-        String v = ControlGrpcService.class.getPackage().getImplementationVersion();
-        return v == null ? "dev" : v;
+        return Uni.createFrom().item(info::serverInfo);
     }
 
     @Override
     public Uni<ModelInfo> getModelInfo(GetModelInfoRequest request) {
-        return Uni.createFrom().failure(Unimplemented.rpc("Control/GetModelInfo", "no routes are configured yet"));
+        return Uni.createFrom().item(() -> info.modelInfo(request.getModel()));
     }
 
     @Override
     public Uni<LoadInfo> getLoad(GetLoadRequest request) {
-        return Uni.createFrom().failure(Unimplemented.rpc("Control/GetLoad", "no routes are configured yet"));
+        return Uni.createFrom().item(load::load);
     }
 
     @Override
     public Uni<HealthResponse> health(HealthRequest request) {
-        return Uni.createFrom().failure(Unimplemented.rpc("Control/Health", "use /q/health until routes exist"));
+        return Uni.createFrom().deferred(() -> health.health(request));
     }
 
     @Override
     public Uni<AbortResponse> abort(AbortRequest request) {
-        return Uni.createFrom().failure(Unimplemented.rpc("Control/Abort", "no requests are run by this build yet"));
+        Caller caller = GrpcCallerInterceptor.current();
+        return Uni.createFrom().deferred(() -> aborts.abort(caller, request));
     }
 
     @Override

@@ -61,7 +61,7 @@ public final class GrpcStatuses {
             case UNSUPPORTED, NOT_LIVE, ILLEGAL_TRANSITION -> Status.FAILED_PRECONDITION;
             case STALE_EPOCH -> Status.ABORTED;
             case QUOTA_EXCEEDED -> Status.RESOURCE_EXHAUSTED;
-            case STORE_UNAVAILABLE -> Status.UNAVAILABLE;
+            case STORE_UNAVAILABLE, DRAINING -> Status.UNAVAILABLE;
         };
         Metadata trailers = new Metadata();
         trailers.put(ERROR_CODE, KvSessionMessages.toProto(refusal.failure()).name());

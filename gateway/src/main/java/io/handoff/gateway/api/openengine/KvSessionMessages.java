@@ -73,6 +73,7 @@ public final class KvSessionMessages {
             case UNSUPPORTED -> ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE;
             case ILLEGAL_TRANSITION, STALE_EPOCH -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
             case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> ErrorCode.ERROR_CODE_OVERLOADED;
+            case DRAINING -> ErrorCode.ERROR_CODE_DRAINING;
         };
     }
 

@@ -23,16 +23,24 @@ import java.util.OptionalLong;
 public class OpenEngineKvOperations {
 
     private final SessionService sessions;
+    private final io.handoff.gateway.runtime.DrainState drain;
 
-    public OpenEngineKvOperations(SessionService sessions) {
+    public OpenEngineKvOperations(SessionService sessions, io.handoff.gateway.runtime.DrainState drain) {
         this.sessions = sessions;
+        this.drain = drain;
     }
 
     /** The session, and whether this call created it (false: an identical retry answered the existing one). */
     public record Allocated(KvSession session, boolean created) {
     }
 
+    /** Refused while the deployment drains; renew, release and lookup go on, so live sessions can finish. */
     public Uni<Allocated> allocate(String tenant, AllocateKvSessionRequest request) {
+        if (drain.draining()) {
+            return Uni.createFrom().failure(new io.handoff.gateway.session.SessionException(
+                    io.handoff.gateway.session.SessionFailure.DRAINING, "this deployment is draining: it allocates no"
+                            + " new KV session; renew, release and lookup go on"));
+        }
         return Uni.createFrom().deferred(() -> sessions.allocate(tenant, new AllocateCommand(
                 request.getRequestId(),
                 request.getModel(),

@@ -28,7 +28,7 @@ public final class HttpStatuses {
             // conditional request headers, and expected_epoch travels in the body.
             case IDEMPOTENCY_CONFLICT, UNSUPPORTED, NOT_LIVE, ILLEGAL_TRANSITION, STALE_EPOCH -> 409;
             case QUOTA_EXCEEDED -> 429;
-            case STORE_UNAVAILABLE -> 503;
+            case STORE_UNAVAILABLE, DRAINING -> 503;
         };
     }
 

@@ -34,6 +34,7 @@ public final class InMemorySessionStore implements SessionStore {
     private final Map<String, Entry> sessions = new HashMap<>();
     private final Map<String, IdempotencyRecord> idempotency = new HashMap<>();
     private final List<TreeSet<DueEntry>> index = new ArrayList<>();
+    private Instant drainingSince;
 
     public InMemorySessionStore(StoreSettings settings) {
         this.settings = settings;
@@ -301,6 +302,41 @@ public final class InMemorySessionStore implements SessionStore {
             }
             sessions.values().forEach(e -> counts.merge(e.session.state(), 1L, Long::sum));
             return counts;
+        });
+    }
+
+    @Override
+    public Uni<Long> countEngineHeld(Instant now) {
+        return locked(() -> sessions.values().stream().map(e -> e.session)
+                .filter(s -> s.isTerminal() && s.engineMayHoldKv(now)).count());
+    }
+
+    @Override
+    public Uni<Optional<Session>> findByIdempotencyKey(String tenant, String idempotencyKey) {
+        return locked(() -> Optional.ofNullable(idempotency.get(tenant + '\u0000' + idempotencyKey))
+                .map(r -> sessions.get(r.sessionId())).map(e -> e.session));
+    }
+
+    @Override
+    public Uni<Optional<Instant>> drainingSince() {
+        return locked(() -> Optional.ofNullable(drainingSince));
+    }
+
+    @Override
+    public Uni<Instant> startDrain(Instant now) {
+        return locked(() -> {
+            if (drainingSince == null) {
+                drainingSince = now;
+            }
+            return drainingSince;
+        });
+    }
+
+    @Override
+    public Uni<Void> stopDrain() {
+        return locked(() -> {
+            drainingSince = null;
+            return null;
         });
     }
 

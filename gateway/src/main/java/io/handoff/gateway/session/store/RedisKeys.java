@@ -38,6 +38,20 @@ final class RedisKeys {
         return counts(SessionIds.bucketOf(sessionId));
     }
 
+    /** Terminal sessions of a bucket that an engine may still hold KV for, scored by until when (see lib.lua). */
+    String held(int bucket) {
+        return prefix + ":{s" + SessionIds.bucketTag(bucket) + "}:held";
+    }
+
+    String heldOf(String sessionId) {
+        return held(SessionIds.bucketOf(sessionId));
+    }
+
+    /** The deployment's drain mark: present while the deployment drains, shared by every replica. */
+    String drain() {
+        return prefix + ":drain";
+    }
+
     String idempotency(String tenant, String key) {
         return prefix + ":{t" + tenant + "}:idem:" + key;
     }

@@ -198,7 +198,8 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation, Instant now) {
-        return guard(run(RECORD_OBLIGATION, List.of(keys.session(sessionId), keys.dueOf(sessionId)),
+        return guard(run(RECORD_OBLIGATION, List.of(keys.session(sessionId), keys.dueOf(sessionId),
+                keys.heldOf(sessionId)),
                 List.of(sessionId, tenant == null ? "" : tenant, obligation.id(),
                         SessionCodec.encodeObligation(obligation), SessionCodec.millis(now)))
                 .flatMap(reply -> "OK".equals(reply.get(0).toString())
@@ -271,7 +272,8 @@ public final class RedisSessionStore implements SessionStore {
             args.add(SessionCodec.OBLIGATION_PREFIX + o.id());
             args.add(SessionCodec.encodeObligation(o));
         }
-        return guard(run(COMPLETE_CLEANUP, List.of(keys.session(sessionId), keys.dueOf(sessionId)), args)
+        return guard(run(COMPLETE_CLEANUP, List.of(keys.session(sessionId), keys.dueOf(sessionId),
+                keys.heldOf(sessionId)), args)
                 .map(reply -> reply.toLong() == 1L));
     }
 
@@ -295,6 +297,48 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
+    public Uni<Long> countEngineHeld(Instant now) {
+        List<Uni<Response>> perBucket = new ArrayList<>(SessionIds.BUCKETS);
+        for (int b = 0; b < SessionIds.BUCKETS; b++) {
+            perBucket.add(redis.send(Request.cmd(Command.ZCOUNT).arg(keys.held(b))
+                    .arg("(" + SessionCodec.millis(now)).arg("+inf")));
+        }
+        return guard(Uni.join().all(perBucket).andFailFast()
+                .map(replies -> replies.stream().mapToLong(Response::toLong).sum()));
+    }
+
+    @Override
+    public Uni<Optional<Session>> findByIdempotencyKey(String tenant, String idempotencyKey) {
+        return guard(redis.send(Request.cmd(Command.GET).arg(keys.idempotency(tenant, idempotencyKey)))
+                .flatMap(reply -> {
+                    String value = reply == null ? "" : reply.toString();
+                    int bar = value.indexOf('|');
+                    String sessionId = bar < 0 ? value : value.substring(0, bar);
+                    if (!SessionIds.isWellFormed(sessionId)) {
+                        return Uni.createFrom().item(Optional.<Session>empty());
+                    }
+                    return find(sessionId).map(found -> found.filter(s -> s.tenant().equals(tenant)));
+                }));
+    }
+
+    @Override
+    public Uni<Optional<Instant>> drainingSince() {
+        return guard(redis.send(Request.cmd(Command.GET).arg(keys.drain())).map(reply -> reply == null
+                ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(reply.toString())))));
+    }
+
+    @Override
+    public Uni<Instant> startDrain(Instant now) {
+        return guard(redis.send(Request.cmd(Command.SET).arg(keys.drain()).arg(SessionCodec.millis(now)).arg("NX"))
+                .flatMap(ignored -> drainingSince()).map(since -> since.orElse(now)));
+    }
+
+    @Override
+    public Uni<Void> stopDrain() {
+        return guard(redis.send(Request.cmd(Command.DEL).arg(keys.drain())).replaceWithVoid());
+    }
+
+    @Override
     public Uni<Long> countLive(String tenant, Instant now) {
         return guard(redis.send(Request.cmd(Command.ZCOUNT).arg(keys.tenantLive(tenant))
                 .arg("(" + SessionCodec.millis(now)).arg("+inf")).map(Response::toLong));
@@ -315,7 +359,8 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     private List<String> sessionKeys(String sessionId) {
-        return List.of(keys.session(sessionId), keys.dueOf(sessionId), keys.countsOf(sessionId));
+        return List.of(keys.session(sessionId), keys.dueOf(sessionId), keys.countsOf(sessionId),
+                keys.heldOf(sessionId));
     }
 
     private Uni<Response> run(RedisScript script, List<String> scriptKeys, List<String> args) {

@@ -75,6 +75,24 @@ public interface SessionStore {
     /** Sessions in the store (live and tombstones) counted by state, over all tenants and replicas. */
     Uni<Map<SessionState, Long>> countByState();
 
+    /**
+     * Terminal sessions (over all tenants and replicas) whose KV an engine may still physically hold at {@code now}:
+     * an obligation not yet discharged, or an engine's own hold that has not ended. Live sessions are not counted.
+     */
+    Uni<Long> countEngineHeld(Instant now);
+
+    /** The session a tenant's idempotency key points at now (live or tombstone); empty when none. */
+    Uni<Optional<Session>> findByIdempotencyKey(String tenant, String idempotencyKey);
+
+    /** Since when the deployment drains (a mark every replica on this store sees); empty when it does not. */
+    Uni<Optional<Instant>> drainingSince();
+
+    /** Marks the deployment as draining from {@code now}, unless it already is; answers since when it drains. */
+    Uni<Instant> startDrain(Instant now);
+
+    /** Removes the drain mark: the deployment takes new work again. */
+    Uni<Void> stopDrain();
+
     /** Live sessions of one tenant, as counted for its quota. */
     Uni<Long> countLive(String tenant, Instant now);
 
