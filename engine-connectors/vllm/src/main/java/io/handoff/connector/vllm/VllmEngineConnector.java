@@ -1,6 +1,7 @@
 package io.handoff.connector.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.http.EngineHttpClient;
 import io.handoff.connector.spi.ConnectorCapabilities;
@@ -28,13 +29,13 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The vLLM connector of one route. Both legs go to {@code /v1/completions} with the same {@code X-Request-Id}
- * (vLLM mints its own internal ids from it; nothing is minted here). See the package documentation and
- * {@code mappings/vllm.md}.
+ * The vLLM connector of one route. Both legs go to {@code /v1/completions} (a chat: {@code /v1/chat/completions})
+ * with the same {@code X-Request-Id} (vLLM mints its own internal ids from it; nothing is minted here). See the
+ * package documentation and {@code mappings/vllm.md}.
  */
 final class VllmEngineConnector implements EngineConnector {
 
-    static final String PATH = "/v1/completions";
+    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String REQUEST_ID_HEADER = "X-Request-Id";
 
     private final ConnectorConfig config;
@@ -79,7 +80,8 @@ final class VllmEngineConnector implements EngineConnector {
         return Uni.createFrom().deferred(() -> {
             JsonNode body = bodies.prefill(handoff.request());
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), PATH, headers(handoff.requestId()), body)
+            String path = ChatRequests.path(handoff.request());
+            return http.postJson(handoff.prefill().uri(), path, headers(handoff.requestId()), body)
                     .map(answer -> PrefillAnswer.read(answer, handoff, settings, sentAt, clock.instant()));
         });
     }
@@ -97,7 +99,8 @@ final class VllmEngineConnector implements EngineConnector {
             }
             JsonNode body = bodies.decode(handoff.request(), params);
             return CompletionStreams.events(
-                    http.postSse(handoff.decode().uri(), PATH, headers(handoff.requestId()), body),
+                    http.postSse(handoff.decode().uri(), ChatRequests.path(handoff.request()),
+                            headers(handoff.requestId()), body),
                     handoff.requestId())
                     .onFailure(EngineException.class).transform(VllmEngineConnector::afterParamsSent);
         });
@@ -122,7 +125,8 @@ final class VllmEngineConnector implements EngineConnector {
         return Multi.createFrom().deferred(() -> {
             VllmFields.check(request, false);
             JsonNode body = bodies.local(request);
-            return CompletionStreams.events(http.postSse(decode.uri(), PATH, headers(requestId), body), requestId);
+            return CompletionStreams.events(http.postSse(decode.uri(), ChatRequests.path(request), headers(requestId),
+                    body), requestId);
         });
     }
 
