@@ -2,6 +2,7 @@ package io.handoff.connector.trtllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.http.EngineHttpClient;
 import io.handoff.connector.openai.http.HttpFailures;
@@ -33,12 +34,13 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The TensorRT-LLM connector of one route. Every leg is a {@code POST /v1/completions} on a trtllm-serve worker; the
- * handoff travels in {@code disaggregated_params}. See the package documentation and {@code mappings/trtllm.md}.
+ * The TensorRT-LLM connector of one route. Every leg is a {@code POST /v1/completions} (a chat:
+ * {@code /v1/chat/completions}) on a trtllm-serve worker; the handoff travels in {@code disaggregated_params}. See
+ * the package documentation and {@code mappings/trtllm.md}.
  */
 final class TrtllmEngineConnector implements EngineConnector {
 
-    static final String PATH = "/v1/completions";
+    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String DISAGG_REQUEST_ID = "disagg_request_id";
 
     private final ConnectorConfig config;
@@ -93,7 +95,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                     : TrtllmBodies.CONTEXT_FIRST;
             ObjectNode body = bodies.context(handoff.request(), id, style);
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), PATH, headers(body), body)
+            return http.postJson(handoff.prefill().uri(), ChatRequests.path(handoff.request()), headers(body), body)
                     .map(answer -> ContextAnswer.read(answer, handoff, settings, sentAt, clock.instant()))
                     .onFailure(EngineException.class).transform(f -> afterContextFailure(handoff,
                             (EngineException) f));
@@ -136,7 +138,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                                 + ctx.decodeDeadline() + "); not sending a generation that would wait for freed KV");
             }
             ObjectNode body = bodies.contextFirstGeneration(handoff.request(), ctx);
-            return stream(handoff.decode(), body, handoff.requestId())
+            return stream(handoff.decode(), ChatRequests.path(handoff.request()), body, handoff.requestId())
                     .onFailure(EngineException.class).transform(TrtllmEngineConnector::afterParamsSent);
         });
     }
@@ -154,7 +156,8 @@ final class TrtllmEngineConnector implements EngineConnector {
                                     + f.getMessage(), f))
                     .onItem().transformToMulti(info -> {
                         ObjectNode body = bodies.generationFirstGeneration(handoff.request(), id, info);
-                        return stream(handoff.decode(), body, handoff.requestId());
+                        return stream(handoff.decode(), ChatRequests.path(handoff.request()), body,
+                                handoff.requestId());
                     })
                     .onFailure(EngineException.class).transform(f -> {
                         if (((EngineException) f).sentToEngine()) {
@@ -172,10 +175,10 @@ final class TrtllmEngineConnector implements EngineConnector {
      * route's idle timeout; and a stream that ends without finishing its output (only [DONE]) is a failure, never an
      * empty answer.
      */
-    private Multi<GenerateResponse> stream(Endpoint endpoint, ObjectNode body, String requestId) {
-        String what = "POST " + PATH + " on " + endpoint.uri();
+    private Multi<GenerateResponse> stream(Endpoint endpoint, String path, ObjectNode body, String requestId) {
+        String what = "POST " + path + " on " + endpoint.uri();
         Duration idle = settings.client().idleTimeout();
-        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), PATH, headers(body), body)
+        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), path, headers(body), body)
                 .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
                         what + ": timed out (no data for " + idle + ")"))
                 .onItem().transform(chunk -> {
@@ -213,7 +216,7 @@ final class TrtllmEngineConnector implements EngineConnector {
     public Multi<GenerateResponse> decodeLocally(String requestId, GenerateRequest request, Endpoint decode) {
         return Multi.createFrom().deferred(() -> {
             TrtllmFields.check(request, false);
-            return stream(decode, bodies.local(request), requestId);
+            return stream(decode, ChatRequests.path(request), bodies.local(request), requestId);
         });
     }
 

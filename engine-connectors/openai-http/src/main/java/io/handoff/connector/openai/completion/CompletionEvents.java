@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Turns the chunks of one OpenAI-compatible completion or chat stream (or one complete answer) into openengine.v1 events
- * with the upstream rules: a TokenOutput per choice delta, carrying {@code output_index} and only the new text and
- * tokens (engines stream deltas already); one GenerationFinished per output; Usage only on the last event.
+ * Turns the chunks of one OpenAI-compatible completion or chat stream (or one complete answer) into openengine.v1
+ * events with the upstream rules: a TokenOutput per choice delta, carrying {@code output_index} and only the new
+ * text and tokens (engines stream deltas already); one GenerationFinished per output; Usage only on the last event.
  *
  * <p>Chat chunks carry their text in {@code choices[].delta.content} (a whole chat answer in
  * {@code choices[].message.content}); the first chunk, with only {@code delta.role}, is no event. An answer with

@@ -1,6 +1,6 @@
 /**
- * The OpenAI {@code /v1/completions} and {@code /v1/chat/completions} dialect shared by engine families: which openengine.v1
- * {@code GenerateRequest} fields a request sets ({@link io.handoff.connector.openai.completion.RequestFieldPaths}),
+ * The OpenAI {@code /v1/completions} and {@code /v1/chat/completions} dialect shared by engine families: which
+ * openengine.v1 {@code GenerateRequest} fields a request sets ({@link io.handoff.connector.openai.completion.RequestFieldPaths}),
  * the completion body built from it with one overridable hook per field group
  * ({@link io.handoff.connector.openai.completion.CompletionBodyBuilder}), and completion answers and stream chunks
  * turned into openengine.v1 {@code GenerateResponse} events with the upstream event rules
