@@ -2,6 +2,7 @@ package io.handoff.gateway.orchestration;
 
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
+import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.routing.BypassPolicy;
 import io.handoff.gateway.routing.BypassPolicy.Trigger;
@@ -117,8 +118,14 @@ public class GenerateOrchestrator {
         if (id.getBytes(StandardCharsets.UTF_8).length > maxId) {
             throw GenerateRefusal.invalid("request_id is longer than " + maxId + " bytes");
         }
-        if (!request.hasPrompt() && !request.hasTokenIds()) {
-            throw GenerateRefusal.invalid("one of prompt or token_ids is required");
+        InputKind input = InputKind.of(request);
+        if (input == null) {
+            throw GenerateRefusal.invalid("one of prompt or token_ids (or, for a chat, extra.messages) is required");
+        }
+        if (!route.capabilities().inputs().contains(input)) {
+            throw GenerateRefusal.unsupported("route " + route.name() + " (" + route.family() + ") does not carry "
+                    + (input == InputKind.CHAT_MESSAGES ? "chat requests (extra.messages)"
+                            : input.name().toLowerCase(java.util.Locale.ROOT) + " prompts"));
         }
         if (request.getKv().hasSession() && !sessionAllowed) {
             throw GenerateRefusal.invalid("kv.session is set: an orchestrated Generate gets its session from Handoff;"

@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * When a route sends a request straight to a decode endpoint that prefills locally. Text prompts are measured
  * without a tokenizer, estimated at {@value #BYTES_PER_TOKEN} UTF-8 bytes per token; token-id prompts are counted
- * exactly, so a client that needs an exact threshold sends token ids.
+ * exactly, so a client that needs an exact threshold sends token ids. A chat is measured by the text of its
+ * messages, at the same rate (the engine's template adds a few tokens more).
  *
  * @param triggers         the conditions that bypass; empty means never
  * @param shortPromptTokens the threshold of {@link Trigger#SHORT_PROMPT}
@@ -65,12 +66,25 @@ public record BypassPolicy(Set<Trigger> triggers, int shortPromptTokens) {
         return triggers.contains(trigger);
     }
 
-    /** The prompt's length in tokens: exact for token ids, estimated for text. */
+    /** The prompt's length in tokens: exact for token ids, estimated for text and for a chat's messages. */
     public static int promptTokens(io.handoff.openengine.v1.GenerateRequest request) {
         if (request.hasTokenIds()) {
             return request.getTokenIds().getIdsCount();
         }
-        int bytes = request.getPrompt().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        return (bytes + BYTES_PER_TOKEN - 1) / BYTES_PER_TOKEN;
+        long bytes = io.handoff.connector.spi.InputKind.isChat(request)
+                ? textBytes(io.handoff.connector.spi.InputKind.messages(request))
+                : request.getPrompt().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        return (int) Math.min(Integer.MAX_VALUE, (bytes + BYTES_PER_TOKEN - 1) / BYTES_PER_TOKEN);
+    }
+
+    /** The UTF-8 bytes of every string in a value (a chat's contents, roles and text parts). */
+    private static long textBytes(com.google.protobuf.Value value) {
+        return switch (value.getKindCase()) {
+            case STRING_VALUE -> value.getStringValue().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            case LIST_VALUE -> value.getListValue().getValuesList().stream().mapToLong(BypassPolicy::textBytes).sum();
+            case STRUCT_VALUE -> value.getStructValue().getFieldsMap().values().stream()
+                    .mapToLong(BypassPolicy::textBytes).sum();
+            default -> 0;
+        };
     }
 }

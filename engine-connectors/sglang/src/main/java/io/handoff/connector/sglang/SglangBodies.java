@@ -8,8 +8,9 @@ import io.handoff.openengine.v1.GuidedDecoding;
 import io.handoff.openengine.v1.StoppingOptions;
 
 /**
- * SGLang's {@code /v1/completions} bodies for the two legs. Both carry the client's request unchanged plus the same
- * {@code bootstrap_host}, {@code bootstrap_port} and {@code bootstrap_room}, and each leg its own {@code rid}. SGLang
+ * SGLang's {@code /v1/completions} (a chat: {@code /v1/chat/completions}) bodies for the two legs. Both carry the
+ * client's request unchanged plus the same {@code bootstrap_host}, {@code bootstrap_port} and
+ * {@code bootstrap_room}, and each leg its own {@code rid}. SGLang
  * spells a few fields its own way: {@code no_stop_trim} keeps the stop string, guided decoding is a top-level
  * {@code json_schema} / {@code regex} / {@code ebnf}, a LoRA adapter is {@code lora_path}.
  */

@@ -27,7 +27,8 @@ final class SglangCapabilities {
                 AbortMode.ABORT_ENDPOINT,
                 // a PD-mode SGLang server answers 400 to a request without a bootstrap room: no local prefill
                 false,
-                Set.of(InputKind.TEXT, InputKind.TOKEN_IDS),
+                // a chat goes to /v1/chat/completions on both legs; SGLang applies its chat template
+                Set.of(InputKind.TEXT, InputKind.TOKEN_IDS, InputKind.CHAT_MESSAGES),
                 SglangFields.CARRIED,
                 // the room pairs with whichever decode reaches the producer's bootstrap server first, so a decode
                 // that never reached its endpoint may go to another one with the same bootstrap fields

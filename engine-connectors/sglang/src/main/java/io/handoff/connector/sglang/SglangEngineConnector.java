@@ -2,6 +2,7 @@ package io.handoff.connector.sglang;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.http.EngineHttpClient;
 import io.handoff.connector.openai.http.Json;
@@ -47,7 +48,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class SglangEngineConnector implements EngineConnector {
 
-    static final String PATH = "/v1/completions";
+    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String ABORT_PATH = "/abort_request";
     static final String PREFILL_RESOURCE = "prefill-bootstrap-kv";
     static final String DECODE_RESOURCE = "decode-preallocated-kv";
@@ -118,7 +119,8 @@ final class SglangEngineConnector implements EngineConnector {
             SglangIds ids = SglangIds.of(handoff);
             ObjectNode body = bodies.prefill(handoff.request(), ids);
             Instant sentAt = clock.instant();
-            Uni<JsonNode> call = http.postJson(handoff.prefill().uri(), PATH, handoff.forward(), body);
+            Uni<JsonNode> call = http.postJson(handoff.prefill().uri(), ChatRequests.path(handoff.request()),
+                    handoff.forward(), body);
             return abortable(ids.prefillRid(), call)
                     .map(answer -> prefillResult(answer, handoff, ids))
                     .onFailure(EngineException.class)
@@ -147,7 +149,8 @@ final class SglangEngineConnector implements EngineConnector {
             ObjectNode body = bodies.decode(handoff.request(), ids);
             Instant sentAt = clock.instant();
             String what = "decode on " + handoff.decode().name();
-            Multi<JsonNode> chunks = http.postSse(handoff.decode().uri(), PATH, handoff.forward(), body)
+            Multi<JsonNode> chunks = http.postSse(handoff.decode().uri(), ChatRequests.path(handoff.request()),
+                    handoff.forward(), body)
                     .onItem().transform(c -> SglangChunks.normalize(c, what));
             return abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
                     .onFailure(EngineException.class)

@@ -1,5 +1,6 @@
 package io.handoff.connector.sglang;
 
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.RequestFieldPaths;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -38,6 +39,15 @@ final class SglangFields {
     static final Set<String> EXTRA_KEYS = Set.of("priority", "user", "skip_special_tokens",
             "spaces_between_special_tokens", "logit_bias", "extra_key", "custom_params");
 
+    /**
+     * {@code extra} keys a chat passes besides {@link #EXTRA_KEYS}: the messages and the fields of SGLang's
+     * {@code /v1/chat/completions} that its template or the output format read, the same on both legs
+     * ({@code separate_reasoning: false} keeps a reasoning model's thinking in {@code content}, where the events
+     * carry it). Tool calls are refused ({@link ChatRequests#TOOL_FIELDS}).
+     */
+    static final Set<String> CHAT_EXTRA_KEYS = Set.of("messages", "chat_template_kwargs", "continue_final_message",
+            "response_format", "separate_reasoning");
+
     private SglangFields() {
     }
 
@@ -50,7 +60,9 @@ final class SglangFields {
     /** Refuses what SGLang cannot carry on a prefill/decode pair, before anything is sent. */
     static void check(GenerateRequest request) {
         RequestFieldPaths.refuseOthers(request, accepted(), SglangConnectorService.FAMILY);
-        if (request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET
+        ChatRequests.check(request, SglangConnectorService.FAMILY);
+        boolean chat = ChatRequests.isChat(request);
+        if ((request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET && !chat)
                 || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)
                 || (request.getInputCase() == GenerateRequest.InputCase.PROMPT && request.getPrompt().isEmpty())) {
             throw EngineException.invalid("the request has no prompt");
@@ -61,11 +73,17 @@ final class SglangFields {
             throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by sglang: the"
                     + " samples would share one bootstrap_room, which hangs the engines");
         }
+        Set<String> extraKeys = ChatRequests.extraKeys(request, EXTRA_KEYS, CHAT_EXTRA_KEYS);
         for (String key : request.getExtra().getFieldsMap().keySet()) {
-            if (!EXTRA_KEYS.contains(key)) {
+            if (!extraKeys.contains(key)) {
                 throw EngineException.unsupported("extra." + key + " is not carried by sglang (carried: "
-                        + String.join(", ", new TreeSet<>(EXTRA_KEYS)) + ")");
+                        + String.join(", ", new TreeSet<>(extraKeys)) + ")");
             }
+        }
+        if (chat && request.hasGuided() && request.getGuided().hasJsonSchema()) {
+            // the chat endpoint has no top-level json_schema and would ignore it: the output would be unconstrained
+            throw EngineException.unsupported("guided.json_schema is not carried by sglang's /v1/chat/completions;"
+                    + " send the schema as extra.response_format");
         }
         if (request.hasGuided() && request.getGuided().hasJsonSchema()) {
             try {

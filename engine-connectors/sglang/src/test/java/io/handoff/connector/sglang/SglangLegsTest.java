@@ -107,6 +107,71 @@ class SglangLegsTest {
         assertTrue(ids.room() > 0);
     }
 
+    static final GenerateRequest CHAT = GenerateRequest.newBuilder()
+            .setSampling(SamplingParams.newBuilder().setTemperature(0.5f))
+            .setStopping(StoppingOptions.newBuilder().setMaxTokens(16))
+            .setExtra(struct("{\"messages\":[{\"role\":\"user\",\"content\":\"the quick brown\"}],"
+                    + "\"separate_reasoning\":false}"))
+            .build();
+
+    static com.google.protobuf.Struct struct(String json) {
+        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
+        try {
+            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException(json, e);
+        }
+        return b.build();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ScheduleStyle.class, names = {"CONCURRENT", "GENERATION_FIRST"})
+    void aChatGoesToTheChatEndpointOfBothLegsWithTheBootstrapFields(ScheduleStyle style) throws Exception {
+        rig.producerAnswersChat(WireMockRig.CHAT_PREFILL_ANSWER);
+        rig.consumerStreamsChat(WireMockRig.CHAT_DECODE_STREAM);
+        Handoff handoff = rig.connector.plan("req-1", style, CHAT, rig.prefill, rig.decode);
+        WireMockRig.Run run = rig.run(handoff);
+        assertInstanceOf(PrefillResult.Ready.class, run.prefillResult());
+        List<GenerateResponse> events = run.events();
+
+        SglangIds ids = SglangIds.of(handoff);
+        String common = "\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"the quick brown\"}],"
+                + "\"separate_reasoning\":false,\"temperature\":0.5,\"max_tokens\":16,"
+                + "\"bootstrap_host\":\"127.0.0.1\",\"bootstrap_port\":9100,\"bootstrap_room\":" + ids.room();
+        JsonNode expectedPrefill = Json.parse("{" + common + ",\"rid\":\"" + ids.prefillRid() + "\",\"stream\":false}");
+        JsonNode expectedDecode = Json.parse("{" + common + ",\"rid\":\"" + ids.decodeRid()
+                + "\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+        assertEquals(1, WireMockRig.bodies(rig.producer, "/v1/chat/completions").size());
+        assertTrue(Json.equivalent(expectedPrefill, WireMockRig.bodies(rig.producer, "/v1/chat/completions").get(0)),
+                WireMockRig.bodies(rig.producer, "/v1/chat/completions").get(0).toString());
+        assertTrue(Json.equivalent(expectedDecode, WireMockRig.bodies(rig.consumer, "/v1/chat/completions").get(0)),
+                WireMockRig.bodies(rig.consumer, "/v1/chat/completions").get(0).toString());
+
+        assertEquals(3, events.size(), "the role chunk is no event");
+        assertEquals(" quick", events.get(0).getToken().getText());
+        assertEquals(" fox", events.get(1).getToken().getText());
+        assertEquals("END", events.get(2).getFinished().getStopMatch().getStopText());
+        assertEquals(6, events.get(2).getUsage().getTotalTokens());
+    }
+
+    @Test
+    void chatToolCallsUnlistedChatFieldsAndAJsonSchemaAreRefusedBeforeSending() {
+        String messages = "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
+        for (String extra : List.of("{" + messages + ",\"tools\":[]}", "{" + messages + ",\"chat_template\":\"t\"}",
+                "{" + messages + ",\"bootstrap_room\":5}")) {
+            GenerateRequest chat = CHAT.toBuilder().setExtra(struct(extra)).build();
+            EngineException e = assertThrows(EngineException.class,
+                    () -> rig.connector.plan("req-1", ScheduleStyle.CONCURRENT, chat, rig.prefill, rig.decode));
+            assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code(), e.getMessage());
+        }
+        GenerateRequest schema = CHAT.toBuilder().setGuided(io.handoff.openengine.v1.GuidedDecoding.newBuilder()
+                .setJsonSchema("{}")).build();
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.plan("req-1", ScheduleStyle.CONCURRENT, schema, rig.prefill, rig.decode));
+        assertTrue(e.getMessage().contains("response_format"), e.getMessage());
+        assertEquals(0, rig.sent(), "nothing sent");
+    }
+
     @Test
     void theDecodeStreamBecomesEventsWithStopMatchAndUsage() throws Exception {
         rig.producerAnswers(WireMockRig.PREFILL_ANSWER);

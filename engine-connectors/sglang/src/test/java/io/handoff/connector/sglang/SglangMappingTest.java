@@ -79,9 +79,9 @@ class SglangMappingTest {
     }
 
     private static GenerateRequest request(JsonNode fragment) {
-        // a fragment that sets the prompt replaces the base one (they share a oneof)
-        GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds") ? GenerateRequest.newBuilder()
-                : BASE.toBuilder();
+        // a fragment that sets the prompt replaces the base one (they share a oneof); a chat has none
+        GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds")
+                || fragment.path("extra").has("messages") ? GenerateRequest.newBuilder() : BASE.toBuilder();
         try {
             JsonFormat.parser().merge(Json.write(fragment), b);
         } catch (InvalidProtocolBufferException e) {
@@ -98,8 +98,9 @@ class SglangMappingTest {
         WireMockRig.Run run = rig.run(handoff);
         assertInstanceOf(PrefillResult.Ready.class, run.prefillResult());
         run.events();
-        return List.of(withoutIds(WireMockRig.bodies(rig.producer, "/v1/completions").get(0)),
-                withoutIds(WireMockRig.bodies(rig.consumer, "/v1/completions").get(0)));
+        String path = io.handoff.connector.openai.completion.ChatRequests.path(request);
+        return List.of(withoutIds(WireMockRig.bodies(rig.producer, path).get(0)),
+                withoutIds(WireMockRig.bodies(rig.consumer, path).get(0)));
     }
 
     private static JsonNode withoutIds(JsonNode body) {
@@ -207,5 +208,46 @@ class SglangMappingTest {
             assertEquals(e.getValue().asText().equals("native"),
                     rig.connector.capabilities().nativeStyles().contains(style), e.getKey());
         });
+    }
+
+    @Test
+    void theChatKeysAgreeWithTheConnector() {
+        java.util.Set<String> chatKeys = new java.util.TreeSet<>();
+        MAPPING.get("chat").get("extra_keys").forEach(k -> chatKeys.add(k.asText()));
+        assertEquals(SglangFields.CHAT_EXTRA_KEYS, chatKeys);
+        assertTrue(rig.connector.capabilities().inputs().contains(io.handoff.connector.spi.InputKind.CHAT_MESSAGES));
+    }
+
+    @org.junit.jupiter.api.TestFactory
+    java.util.stream.Stream<org.junit.jupiter.api.DynamicTest> chatKeysOutsideTheListAreRefused() {
+        JsonNode chat = MAPPING.get("chat");
+        List<org.junit.jupiter.api.DynamicTest> tests = new java.util.ArrayList<>();
+        chat.get("refused").fields().forEachRemaining(e -> tests.add(org.junit.jupiter.api.DynamicTest.dynamicTest(
+                e.getKey(), () -> {
+                    com.fasterxml.jackson.databind.node.ObjectNode fragment = chat.get("request").deepCopy();
+                    fragment.setAll((com.fasterxml.jackson.databind.node.ObjectNode) e.getValue().get("request").deepCopy());
+                    ((com.fasterxml.jackson.databind.node.ObjectNode) fragment.get("extra")).setAll(
+                            (com.fasterxml.jackson.databind.node.ObjectNode) chat.get("request").get("extra"));
+                    refusedBeforeSending(fragment, e.getValue().get("code").asText());
+                })));
+        return tests.stream();
+    }
+
+    @Test
+    void chatLegShapes() throws Exception {
+        rig.producerAnswersChat(WireMockRig.CHAT_PREFILL_ANSWER);
+        rig.consumerStreamsChat(WireMockRig.CHAT_DECODE_STREAM);
+        JsonNode chat = MAPPING.get("chat");
+        List<JsonNode> bodies = run(request(chat.get("request")));
+        for (String leg : List.of("prefill", "decode")) {
+            JsonNode body = bodies.get(leg.equals("prefill") ? 0 : 1);
+            JsonNode shape = chat.get("legs").get(leg);
+            assertEquals("/v1/chat/completions", shape.get("path").asText());
+            shape.get("set").fields().forEachRemaining(f -> assertTrue(
+                    Json.equivalent(f.getValue(), body.path(f.getKey())), leg + " " + f.getKey() + " in " + body));
+            shape.path("absent").forEach(k -> assertTrue(body.path(k.asText()).isMissingNode(), leg + " " + k));
+            assertEquals("127.0.0.1", body.path("bootstrap_host").asText(), leg);
+            assertEquals(9100, body.path("bootstrap_port").asInt(), leg);
+        }
     }
 }

@@ -54,6 +54,24 @@ final class WireMockRig implements AutoCloseable {
 
             """;
 
+    static final String CHAT_PREFILL_ANSWER = "{\"id\":\"x\",\"object\":\"chat.completion\",\"model\":\"m\","
+            + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\" quick\","
+            + "\"reasoning_content\":null,\"tool_calls\":null},\"logprobs\":null,\"finish_reason\":\"length\","
+            + "\"matched_stop\":null}],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,\"total_tokens\":5}}";
+
+    static final String CHAT_DECODE_STREAM = """
+            data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null,"matched_stop":null}]}
+
+            data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":" quick"},"logprobs":null,"finish_reason":null,"matched_stop":null}]}
+
+            data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":" fox"},"logprobs":null,"finish_reason":"stop","matched_stop":"END"}]}
+
+            data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}
+
+            data: [DONE]
+
+            """;
+
     final WireMockServer producer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     final WireMockServer consumer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     final Vertx vertx = Vertx.vertx();
@@ -102,6 +120,16 @@ final class WireMockRig implements AutoCloseable {
     void producerAnswers(String json) {
         producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "application/json").withBody(json)));
+    }
+
+    void producerAnswersChat(String json) {
+        producer.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json").withBody(json)));
+    }
+
+    void consumerStreamsChat(String sse) {
+        consumer.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
     }
 
     void consumerStreams(String sse) {

@@ -1,5 +1,8 @@
 package io.handoff.connector.tck;
 
+import com.google.protobuf.ListValue;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.ConnectorService;
@@ -9,6 +12,7 @@ import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
+import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.openengine.v1.ErrorCode;
@@ -112,6 +116,26 @@ public abstract class ConnectorContract {
                 + " about parked kv caches").setStopping(StoppingOptions.newBuilder().setMaxTokens(maxTokens)).build();
     }
 
+    /**
+     * A chat ({@link InputKind#CHAT_MESSAGES}): no prompt, a system and a user message in {@code extra.messages}, as
+     * the OpenAI front and gRPC clients send one.
+     */
+    protected GenerateRequest chat(int maxTokens) {
+        ListValue.Builder messages = ListValue.newBuilder();
+        messages.addValues(message("system", "answer briefly"));
+        messages.addValues(message("user", "contract suite chat " + ids.incrementAndGet() + " about parked kv caches"));
+        return GenerateRequest.newBuilder()
+                .setExtra(Struct.newBuilder().putFields(InputKind.MESSAGES,
+                        Value.newBuilder().setListValue(messages).build()))
+                .setStopping(StoppingOptions.newBuilder().setMaxTokens(maxTokens)).build();
+    }
+
+    private static Value message(String role, String content) {
+        return Value.newBuilder().setStructValue(Struct.newBuilder()
+                .putFields("role", Value.newBuilder().setStringValue(role).build())
+                .putFields("content", Value.newBuilder().setStringValue(content).build())).build();
+    }
+
     protected Handoff plan(ScheduleStyle style, GenerateRequest request) {
         return connector.plan("tck-" + ids.incrementAndGet(), style, request, fleet.prefill(), fleet.decode());
     }
@@ -156,6 +180,35 @@ public abstract class ConnectorContract {
             assertTrue(last.hasFinished(), "the last event ends the output");
             assertTrue(last.hasUsage(), "usage rides the last event");
             // the consumer took the KV: nothing stays pinned, without waiting for any hold
+            noKvPinnedNow();
+        }
+    }
+
+    /**
+     * A connector that declares chat carries it in every declared style (and in a local prefill, where it has one):
+     * the engines apply their own chat template, and the content is what an aggregated run of the same chat gives.
+     */
+    @Test
+    void everyDeclaredStyleAnswersAChatAsAnAggregatedChat() {
+        if (!capabilities.inputs().contains(InputKind.CHAT_MESSAGES)) {
+            return;
+        }
+        for (ScheduleStyle style : capabilities.nativeStyles()) {
+            GenerateRequest request = chat(12);
+            List<GenerateResponse> events = Legs.run(connector, plan(style, request));
+            String expected = fleet.aggregatedText(request);
+            assertFalse(expected.isEmpty(), "the aggregated chat answered nothing");
+            assertEquals(expected, Legs.text(events), style.configName());
+            GenerateResponse last = events.get(events.size() - 1);
+            assertTrue(last.hasFinished(), "the last event ends the output");
+            assertTrue(last.hasUsage(), "usage rides the last event");
+            noKvPinnedNow();
+        }
+        if (capabilities.localPrefill()) {
+            GenerateRequest request = chat(10);
+            List<GenerateResponse> events = connector.decodeLocally("tck-local-chat", request, fleet.decode())
+                    .collect().asList().await().atMost(Legs.WAIT);
+            assertEquals(fleet.aggregatedText(request), Legs.text(events));
             noKvPinnedNow();
         }
     }

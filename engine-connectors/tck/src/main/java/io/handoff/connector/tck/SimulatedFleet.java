@@ -29,7 +29,10 @@ public interface SimulatedFleet extends AutoCloseable {
     /** Moves the fleet's shared clock (engine timers and holds), never sleeping. */
     void advanceClock(Duration by);
 
-    /** The text an ordinary aggregated run of the request gives on this fleet (the reference answer). */
+    /**
+     * The text an ordinary aggregated run of the request gives on this fleet (the reference answer); for a chat
+     * ({@code InputKind.CHAT_MESSAGES}), the content an aggregated run of the same chat gives.
+     */
     String aggregatedText(GenerateRequest request);
 
     /** The longest silence the route's options let the connector wait on a leg. */

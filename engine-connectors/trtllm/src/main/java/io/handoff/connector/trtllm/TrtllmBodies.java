@@ -2,14 +2,16 @@ package io.handoff.connector.trtllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionBodyBuilder;
 import io.handoff.openengine.v1.GenerateRequest;
 
 import java.math.BigInteger;
 
 /**
- * trtllm-serve's {@code /v1/completions} bodies for the four leg shapes. The shared builder writes the client's
- * fields; this class adds {@code stream} and {@code disaggregated_params}, which only the connector ever writes.
+ * trtllm-serve's {@code /v1/completions} (a chat: {@code /v1/chat/completions}) bodies for the four leg shapes. The
+ * shared builder writes the client's fields; this class adds {@code stream} and {@code disaggregated_params}, which
+ * only the connector ever writes, and the context's prompt tokens on a context-first generation.
  */
 final class TrtllmBodies extends CompletionBodyBuilder {
 
@@ -35,11 +37,13 @@ final class TrtllmBodies extends CompletionBodyBuilder {
 
     /**
      * A context-first generation: the client's request, streamed, with the context's prompt token ids as the prompt
-     * and its disaggregated_params verbatim except request_type, schedule_style, ctx_usage and disagg_request_id.
+     * (a chat keeps its messages and gets them as {@code prompt_token_ids}, which the worker uses instead of
+     * applying its template again, as trtllm-serve's own orchestrator sends it) and its disaggregated_params
+     * verbatim except request_type, schedule_style, ctx_usage and disagg_request_id.
      */
     ObjectNode contextFirstGeneration(GenerateRequest request, TransferData ctx) {
         ObjectNode body = streamed(request);
-        body.set("prompt", ctx.promptTokenIds().deepCopy());
+        body.set(ChatRequests.isChat(request) ? "prompt_token_ids" : "prompt", ctx.promptTokenIds().deepCopy());
         ObjectNode dp = ((ObjectNode) ctx.params()).deepCopy();
         dp.put("request_type", "generation_only");
         dp.put("schedule_style", CONTEXT_FIRST);

@@ -25,7 +25,8 @@ final class TrtllmCapabilities {
                 AbortMode.CLOSE_CONNECTION,
                 // an aggregated request (no disaggregated_params, i.e. context_and_generation) on a generation worker
                 true,
-                Set.of(InputKind.TEXT, InputKind.TOKEN_IDS),
+                // a chat goes to /v1/chat/completions on every leg; the workers apply their chat template
+                Set.of(InputKind.TEXT, InputKind.TOKEN_IDS, InputKind.CHAT_MESSAGES),
                 TrtllmFields.CARRIED,
                 // only for a generation that never reached its endpoint, and always with the same disagg_request_id
                 // (never re-minted): no worker accepted the first attempt, so nothing is orphaned

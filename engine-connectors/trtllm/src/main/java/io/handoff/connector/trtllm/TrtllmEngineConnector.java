@@ -2,6 +2,7 @@ package io.handoff.connector.trtllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.http.EngineHttpClient;
 import io.handoff.connector.openai.http.HttpFailures;
@@ -34,12 +35,13 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The TensorRT-LLM connector of one route. Every leg is a {@code POST /v1/completions} on a trtllm-serve worker; the
- * handoff travels in {@code disaggregated_params}. See the package documentation and {@code mappings/trtllm.md}.
+ * The TensorRT-LLM connector of one route. Every leg is a {@code POST /v1/completions} (a chat:
+ * {@code /v1/chat/completions}) on a trtllm-serve worker; the handoff travels in {@code disaggregated_params}. See
+ * the package documentation and {@code mappings/trtllm.md}.
  */
 final class TrtllmEngineConnector implements EngineConnector {
 
-    static final String PATH = "/v1/completions";
+    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String DISAGG_REQUEST_ID = "disagg_request_id";
 
     private final ConnectorConfig config;
@@ -94,7 +96,8 @@ final class TrtllmEngineConnector implements EngineConnector {
                     : TrtllmBodies.CONTEXT_FIRST;
             ObjectNode body = bodies.context(handoff.request(), id, style);
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), PATH, headers(body, handoff.forward()), body)
+            return http.postJson(handoff.prefill().uri(), ChatRequests.path(handoff.request()),
+                    headers(body, handoff.forward()), body)
                     .map(answer -> ContextAnswer.read(answer, handoff, settings, sentAt, clock.instant()))
                     .onFailure(EngineException.class).transform(f -> afterContextFailure(handoff,
                             (EngineException) f));
@@ -137,7 +140,8 @@ final class TrtllmEngineConnector implements EngineConnector {
                                 + ctx.decodeDeadline() + "); not sending a generation that would wait for freed KV");
             }
             ObjectNode body = bodies.contextFirstGeneration(handoff.request(), ctx);
-            return stream(handoff.decode(), body, handoff.requestId(), handoff.forward())
+            return stream(handoff.decode(), ChatRequests.path(handoff.request()), body, handoff.requestId(),
+                    handoff.forward())
                     .onFailure(EngineException.class).transform(TrtllmEngineConnector::afterParamsSent);
         });
     }
@@ -155,7 +159,8 @@ final class TrtllmEngineConnector implements EngineConnector {
                                     + f.getMessage(), f))
                     .onItem().transformToMulti(info -> {
                         ObjectNode body = bodies.generationFirstGeneration(handoff.request(), id, info);
-                        return stream(handoff.decode(), body, handoff.requestId(), handoff.forward());
+                        return stream(handoff.decode(), ChatRequests.path(handoff.request()), body,
+                                handoff.requestId(), handoff.forward());
                     })
                     .onFailure(EngineException.class).transform(f -> {
                         if (((EngineException) f).sentToEngine()) {
@@ -173,11 +178,11 @@ final class TrtllmEngineConnector implements EngineConnector {
      * route's idle timeout; and a stream that ends without finishing its output (only [DONE]) is a failure, never an
      * empty answer.
      */
-    private Multi<GenerateResponse> stream(Endpoint endpoint, ObjectNode body, String requestId,
+    private Multi<GenerateResponse> stream(Endpoint endpoint, String path, ObjectNode body, String requestId,
             Map<String, String> forward) {
-        String what = "POST " + PATH + " on " + endpoint.uri();
+        String what = "POST " + path + " on " + endpoint.uri();
         Duration idle = settings.client().idleTimeout();
-        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), PATH, headers(body, forward), body)
+        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), path, headers(body, forward), body)
                 .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
                         what + ": timed out (no data for " + idle + ")"))
                 .onItem().transform(chunk -> {
@@ -216,7 +221,7 @@ final class TrtllmEngineConnector implements EngineConnector {
             Map<String, String> forward) {
         return Multi.createFrom().deferred(() -> {
             TrtllmFields.check(request, false);
-            return stream(decode, bodies.local(request), requestId, forward);
+            return stream(decode, ChatRequests.path(request), bodies.local(request), requestId, forward);
         });
     }
 

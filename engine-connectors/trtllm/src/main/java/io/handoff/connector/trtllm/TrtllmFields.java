@@ -1,5 +1,6 @@
 package io.handoff.connector.trtllm;
 
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.RequestFieldPaths;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -36,6 +37,15 @@ final class TrtllmFields {
     static final Set<String> EXTRA_KEYS = Set.of("add_special_tokens", "skip_special_tokens",
             "spaces_between_special_tokens", "user");
 
+    /**
+     * {@code extra} keys a chat passes besides {@link #EXTRA_KEYS}: the messages and the fields of trtllm-serve's
+     * {@code /v1/chat/completions} that its template or the output format read, the same on every leg. Tool calls
+     * are refused ({@link ChatRequests#TOOL_FIELDS}); {@code prompt_token_ids} is the connector's (the context's
+     * tokens, on a context-first generation).
+     */
+    static final Set<String> CHAT_EXTRA_KEYS = Set.of("messages", "chat_template", "chat_template_kwargs",
+            "add_generation_prompt", "documents", "response_format");
+
     private TrtllmFields() {
     }
 
@@ -55,7 +65,8 @@ final class TrtllmFields {
             }
         }
         RequestFieldPaths.refuseOthers(request, accepted(), "trtllm");
-        if (request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET
+        ChatRequests.check(request, "trtllm");
+        if ((request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET && !ChatRequests.isChat(request))
                 || (request.hasPrompt() && request.getPrompt().isEmpty())
                 || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)) {
             throw EngineException.invalid("the request has no prompt");
@@ -64,10 +75,11 @@ final class TrtllmFields {
             throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by trtllm-serve (a"
                     + " context answer has exactly one choice and one disaggregated_params)");
         }
+        Set<String> extraKeys = ChatRequests.extraKeys(request, EXTRA_KEYS, CHAT_EXTRA_KEYS);
         for (String key : request.getExtra().getFieldsMap().keySet()) {
-            if (!EXTRA_KEYS.contains(key)) {
+            if (!extraKeys.contains(key)) {
                 throw EngineException.unsupported("extra." + key + " is not carried by trtllm (carried: "
-                        + String.join(", ", new TreeSet<>(EXTRA_KEYS)) + ")");
+                        + String.join(", ", new TreeSet<>(extraKeys)) + ")");
             }
         }
     }

@@ -100,6 +100,111 @@ class TrtllmLegsTest {
         assertEquals("r1", last.getRequestId());
     }
 
+    static final GenerateRequest CHAT = GenerateRequest.newBuilder()
+            .setStopping(StoppingOptions.newBuilder().setMaxTokens(16))
+            .setExtra(struct("{\"messages\":[{\"role\":\"user\",\"content\":\"the quick brown fox\"}],"
+                    + "\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
+            .build();
+
+    static com.google.protobuf.Struct struct(String json) {
+        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
+        try {
+            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException(json, e);
+        }
+        return b.build();
+    }
+
+    private static final String CHAT_FIELDS = "\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"the quick brown fox\"}],\"chat_template_kwargs\":{\"enable_thinking\":false},"
+            + "\"max_tokens\":16";
+
+    @Test
+    void aContextFirstChatGoesToTheChatEndpointsAndTheGenerationGetsTheContextsTokens() {
+        rig = new WireMockRig();
+        rig.chatGenerationStreams(WireMockRig.CHAT_GENERATION_STREAM);
+        Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, CHAT, rig.prefill, rig.decode);
+        String id = WireMockRig.id(handoff);
+        rig.chatContextAnswers(handoff, "length");
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
+                rig.connector.prefill(handoff).await().atMost(WAIT));
+        List<GenerateResponse> events = rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+
+        assertEquals(1, WireMockRig.chatBodies(rig.ctx).size());
+        assertJson("{" + CHAT_FIELDS + ",\"stream\":false,\"disaggregated_params\":{\"request_type\":"
+                + "\"context_only\",\"disagg_request_id\":" + id + ",\"schedule_style\":0}}",
+                WireMockRig.chatBodies(rig.ctx).get(0));
+        // the messages stay; the context's tokens ride as prompt_token_ids, as trtllm-serve's orchestrator sends them
+        assertJson("{" + CHAT_FIELDS + ",\"prompt_token_ids\":[1,32,405,8784,338,2,32,9,7],\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true},\"disaggregated_params\":{"
+                + "\"request_type\":\"generation_only\",\"first_gen_tokens\":[433],\"ctx_request_id\":" + id + ","
+                + "\"encoded_opaque_state\":\"" + WireMockRig.OPAQUE + "\",\"draft_tokens\":null,"
+                + "\"disagg_request_id\":" + id + ",\"ctx_dp_rank\":0,\"ctx_info_endpoint\":null,\"schedule_style\":0,"
+                + "\"ctx_usage\":{\"prompt_tokens\":9,\"completion_tokens\":1,\"total_tokens\":10}}}",
+                WireMockRig.chatBodies(rig.gen).get(0));
+
+        assertEquals(" it is", events.stream().filter(GenerateResponse::hasToken)
+                .map(e -> e.getToken().getText()).reduce("", String::concat));
+        GenerateResponse last = events.get(events.size() - 1);
+        assertEquals(FinishReason.FINISH_REASON_LENGTH, last.getFinished().getReason());
+        assertEquals(6, last.getUsage().getTotalTokens());
+    }
+
+    @Test
+    void aGenerationFirstChatIsTemplatedByTheGenerationItself() throws Exception {
+        rig = new WireMockRig();
+        rig.serverInfo();
+        rig.chatGenerationStreams(WireMockRig.CHAT_GENERATION_STREAM);
+        Handoff handoff = rig.connector.plan("r1", ScheduleStyle.GENERATION_FIRST, CHAT, rig.prefill, rig.decode);
+        String id = WireMockRig.id(handoff);
+        CompletableFuture<List<GenerateResponse>> decode = rig.connector.decode(handoff).collect().asList()
+                .subscribeAsCompletionStage();
+        List<GenerateResponse> events = decode.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        rig.chatContextAnswers(handoff, "length");
+        assertInstanceOf(PrefillResult.Ready.class, rig.connector.prefill(handoff).await().atMost(WAIT));
+
+        assertJson("{" + CHAT_FIELDS + ",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                + "\"disaggregated_params\":{\"request_type\":\"generation_only\",\"ctx_request_id\":" + id
+                + ",\"disagg_request_id\":" + id + ",\"schedule_style\":1,\"ctx_dp_rank\":0,\"ctx_info_endpoint\":\""
+                + WireMockRig.INFO_ENDPOINT + "\"}}", WireMockRig.chatBodies(rig.gen).get(0));
+        assertJson("{" + CHAT_FIELDS + ",\"stream\":false,\"disaggregated_params\":{\"request_type\":"
+                + "\"context_only\",\"disagg_request_id\":" + id + ",\"schedule_style\":1}}",
+                WireMockRig.chatBodies(rig.ctx).get(0));
+        assertEquals(" it is", events.stream().filter(GenerateResponse::hasToken)
+                .map(e -> e.getToken().getText()).reduce("", String::concat));
+    }
+
+    @Test
+    void aChatContextThatFinishedIsTheWholeAnswer() {
+        rig = new WireMockRig();
+        Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, CHAT, rig.prefill, rig.decode);
+        rig.chatContextAnswers(handoff, "stop");
+        PrefillResult.Finished finished = assertInstanceOf(PrefillResult.Finished.class,
+                rig.connector.prefill(handoff).await().atMost(WAIT));
+        assertEquals(" it", finished.events().get(0).getToken().getText());
+        assertEquals(FinishReason.FINISH_REASON_STOP, finished.events().get(1).getFinished().getReason());
+    }
+
+    @Test
+    void aLocalChatAndRefusedChatFields() {
+        rig = new WireMockRig();
+        rig.chatGenerationStreams(WireMockRig.CHAT_GENERATION_STREAM);
+        rig.connector.decodeLocally("r1", CHAT, rig.decode).collect().asList().await().atMost(WAIT);
+        assertJson("{" + CHAT_FIELDS + ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}",
+                WireMockRig.chatBodies(rig.gen).get(0));
+        rig.gen.resetRequests();
+        String messages = "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
+        for (String extra : List.of("{" + messages + ",\"tools\":[]}", "{" + messages + ",\"prompt_token_ids\":[1]}",
+                "{" + messages + ",\"disaggregated_params\":{}}", "{" + messages + ",\"echo\":true}")) {
+            GenerateRequest chat = CHAT.toBuilder().setExtra(struct(extra)).build();
+            EngineException e = assertThrows(EngineException.class,
+                    () -> rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, chat, rig.prefill, rig.decode));
+            assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code(), e.getMessage());
+        }
+        assertEquals(0, rig.sent());
+    }
+
     @Test
     void contextFirstReadyReportsTheParkedContext() {
         rig = new WireMockRig();

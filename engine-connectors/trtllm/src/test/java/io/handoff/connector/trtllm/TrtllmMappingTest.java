@@ -79,8 +79,9 @@ class TrtllmMappingTest {
     }
 
     private static GenerateRequest request(JsonNode fragment) {
-        GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds") ? GenerateRequest.newBuilder()
-                : BASE.toBuilder();
+        // a fragment that sets the prompt replaces the base one (they share a oneof); a chat has none
+        GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds")
+                || fragment.path("extra").has("messages") ? GenerateRequest.newBuilder() : BASE.toBuilder();
         try {
             JsonFormat.parser().merge(Json.write(fragment), b);
         } catch (InvalidProtocolBufferException e) {
@@ -219,5 +220,49 @@ class TrtllmMappingTest {
         localLeg.get("set").fields().forEachRemaining(f -> assertTrue(
                 Json.equivalent(f.getValue(), local.path(f.getKey())), "local " + f.getKey()));
         localLeg.get("absent").forEach(k -> assertTrue(local.path(k.asText()).isMissingNode()));
+    }
+
+    @Test
+    void theChatKeysAgreeWithTheConnector() {
+        Set<String> chatKeys = new TreeSet<>();
+        MAPPING.get("chat").get("extra_keys").forEach(k -> chatKeys.add(k.asText()));
+        assertEquals(TrtllmFields.CHAT_EXTRA_KEYS, chatKeys);
+        assertTrue(rig.connector.capabilities().inputs().contains(io.handoff.connector.spi.InputKind.CHAT_MESSAGES));
+    }
+
+    @Test
+    void chatLegShapes() {
+        JsonNode chat = MAPPING.get("chat");
+        GenerateRequest request = request(chat.get("request"));
+        rig.chatGenerationStreams(WireMockRig.CHAT_GENERATION_STREAM);
+        Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
+        rig.chatContextAnswers(handoff, "length");
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
+                rig.connector.prefill(handoff).await().atMost(WireMockRig.WAIT));
+        rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WireMockRig.WAIT);
+        Handoff genFirst = rig.connector.plan("r1", ScheduleStyle.GENERATION_FIRST, request, rig.prefill,
+                rig.decode);
+        rig.connector.decode(genFirst).collect().asList().await().atMost(WireMockRig.WAIT);
+        rig.connector.decodeLocally("r1", request, rig.decode).collect().asList().await().atMost(WireMockRig.WAIT);
+        assertEquals(0, WireMockRig.bodies(rig.ctx).size() + WireMockRig.bodies(rig.gen).size(),
+                "nothing goes to /v1/completions");
+        List<JsonNode> gens = WireMockRig.chatBodies(rig.gen);
+        Map<String, JsonNode> bodies = Map.of("context", WireMockRig.chatBodies(rig.ctx).get(0),
+                "generation_context_first", gens.get(0), "generation_generation_first", gens.get(1),
+                "local", gens.get(2));
+        bodies.forEach((leg, body) -> {
+            JsonNode shape = chat.get("legs").get(leg);
+            assertEquals("/v1/chat/completions", shape.get("path").asText());
+            shape.get("set").fields().forEachRemaining(f -> {
+                if (f.getValue().isTextual()) {
+                    assertTrue(body.has(f.getKey()), leg + " " + f.getKey());
+                } else {
+                    assertTrue(Json.equivalent(f.getValue(), body.path(f.getKey())), leg + " " + f.getKey());
+                }
+            });
+            shape.get("absent").forEach(k -> assertTrue(body.path(k.asText()).isMissingNode(), leg + " " + k));
+        });
+        assertTrue(Json.equivalent(Json.parse("[1,32,405,8784,338,2,32,9,7]"),
+                bodies.get("generation_context_first").get("prompt_token_ids")));
     }
 }

@@ -49,6 +49,20 @@ final class WireMockRig implements AutoCloseable {
 
             """;
 
+    /** A chat generation stream as trtllm-serve sends it: the role chunk, content deltas, the usage chunk. */
+    static final String CHAT_GENERATION_STREAM = """
+            data: {"id":"chatcmpl-g1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"usage":null}
+
+            data: {"id":"chatcmpl-g1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"content":" it"},"logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}
+
+            data: {"id":"chatcmpl-g1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"content":" is"},"logprobs":null,"finish_reason":"length","stop_reason":null}],"usage":null}
+
+            data: {"id":"chatcmpl-g1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}
+
+            data: [DONE]
+
+            """;
+
     final WireMockServer ctx = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     final WireMockServer gen = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     final Vertx vertx = Vertx.vertx();
@@ -106,6 +120,35 @@ final class WireMockRig implements AutoCloseable {
                 + "\"ctx_info_endpoint\":null,\"schedule_style\":" + style + "}}],"
                 + "\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,\"total_tokens\":5,"
                 + "\"prompt_tokens_details\":{\"cached_tokens\":0}},\"prompt_token_ids\":[1,405,8784,338]}";
+    }
+
+    /** The chat context answer trtllm-serve gives: the message, disaggregated_params, the prompt's token ids. */
+    static String chatContextAnswer(String id, String finishReason, int style) {
+        return "{\"id\":\"chatcmpl-c1\",\"object\":\"chat.completion\",\"created\":1767225600,\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\" it\","
+                + "\"tool_calls\":[]},\"finish_reason\":\"" + finishReason + "\",\"stop_reason\":null,"
+                + "\"disaggregated_params\":{\"request_type\":\"context_only\",\"first_gen_tokens\":[433],"
+                + "\"ctx_request_id\":" + id + ",\"encoded_opaque_state\":\"" + OPAQUE + "\",\"draft_tokens\":null,"
+                + "\"disagg_request_id\":" + id + ",\"ctx_dp_rank\":0,\"ctx_info_endpoint\":null,"
+                + "\"schedule_style\":" + style + "}}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":1,"
+                + "\"total_tokens\":10},\"prompt_token_ids\":[1,32,405,8784,338,2,32,9,7]}";
+    }
+
+    void chatContextAnswers(Handoff handoff, String finishReason) {
+        ctx.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json")
+                .withBody(chatContextAnswer(id(handoff), finishReason, handoff.style().ordinal()))));
+    }
+
+    void chatGenerationStreams(String sse) {
+        gen.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
+    }
+
+    /** The JSON bodies a server received on the chat endpoint, oldest first. */
+    static List<JsonNode> chatBodies(WireMockServer server) {
+        return requests(server).stream().filter(e -> e.getRequest().getUrl().equals("/v1/chat/completions"))
+                .map(e -> Json.parse(e.getRequest().getBodyAsString())).toList();
     }
 
     void contextAnswers(String body) {

@@ -25,7 +25,8 @@ final class VllmCapabilities {
                 // no public abort endpoint in stock vLLM; a closed connection aborts
                 AbortMode.CLOSE_CONNECTION,
                 true,
-                Set.of(InputKind.TEXT, InputKind.TOKEN_IDS),
+                // a chat goes to /v1/chat/completions on both legs; vLLM applies its chat template
+                Set.of(InputKind.TEXT, InputKind.TOKEN_IDS, InputKind.CHAT_MESSAGES),
                 VllmFields.CARRIED,
                 // the parameters name the producer, not the consumer: any consumer that can reach the producer's
                 // side channel can pull, provided the first one never received them

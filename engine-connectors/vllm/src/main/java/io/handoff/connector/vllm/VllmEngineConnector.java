@@ -1,6 +1,7 @@
 package io.handoff.connector.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.http.EngineHttpClient;
 import io.handoff.connector.spi.ConnectorCapabilities;
@@ -29,13 +30,13 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The vLLM connector of one route. Both legs go to {@code /v1/completions} with the same {@code X-Request-Id}
- * (vLLM mints its own internal ids from it; nothing is minted here). See the package documentation and
- * {@code mappings/vllm.md}.
+ * The vLLM connector of one route. Both legs go to {@code /v1/completions} (a chat: {@code /v1/chat/completions})
+ * with the same {@code X-Request-Id} (vLLM mints its own internal ids from it; nothing is minted here). See the
+ * package documentation and {@code mappings/vllm.md}.
  */
 final class VllmEngineConnector implements EngineConnector {
 
-    static final String PATH = "/v1/completions";
+    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String REQUEST_ID_HEADER = "X-Request-Id";
 
     private final ConnectorConfig config;
@@ -80,7 +81,8 @@ final class VllmEngineConnector implements EngineConnector {
         return Uni.createFrom().deferred(() -> {
             JsonNode body = bodies.prefill(handoff.request());
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), PATH, headers(handoff.requestId(), handoff.forward()), body)
+            String path = ChatRequests.path(handoff.request());
+            return http.postJson(handoff.prefill().uri(), path, headers(handoff.requestId(), handoff.forward()), body)
                     .map(answer -> PrefillAnswer.read(answer, handoff, settings, sentAt, clock.instant()));
         });
     }
@@ -98,7 +100,8 @@ final class VllmEngineConnector implements EngineConnector {
             }
             JsonNode body = bodies.decode(handoff.request(), params);
             return CompletionStreams.events(
-                    http.postSse(handoff.decode().uri(), PATH, headers(handoff.requestId(), handoff.forward()), body),
+                    http.postSse(handoff.decode().uri(), ChatRequests.path(handoff.request()),
+                            headers(handoff.requestId(), handoff.forward()), body),
                     handoff.requestId())
                     .onFailure(EngineException.class).transform(VllmEngineConnector::afterParamsSent);
         });
@@ -124,8 +127,8 @@ final class VllmEngineConnector implements EngineConnector {
         return Multi.createFrom().deferred(() -> {
             VllmFields.check(request, false);
             JsonNode body = bodies.local(request);
-            return CompletionStreams.events(http.postSse(decode.uri(), PATH, headers(requestId, forward), body),
-                    requestId);
+            return CompletionStreams.events(http.postSse(decode.uri(), ChatRequests.path(request),
+                    headers(requestId, forward), body), requestId);
         });
     }
 

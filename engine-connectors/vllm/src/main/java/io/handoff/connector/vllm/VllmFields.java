@@ -1,5 +1,6 @@
 package io.handoff.connector.vllm;
 
+import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.RequestFieldPaths;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -40,6 +41,16 @@ final class VllmFields {
             "spaces_between_special_tokens", "add_special_tokens", "truncate_prompt_tokens", "logit_bias",
             "allowed_token_ids", "bad_words");
 
+    /**
+     * {@code extra} keys a chat passes besides {@link #EXTRA_KEYS}: the messages and the chat fields of vLLM's
+     * {@code /v1/chat/completions} that the template or the output format read, the same on both legs. Tool calls
+     * are refused ({@link ChatRequests#TOOL_FIELDS}), as are {@code echo}, {@code n}, {@code stream} and
+     * {@code kv_transfer_params}.
+     */
+    static final Set<String> CHAT_EXTRA_KEYS = Set.of("messages", "chat_template", "chat_template_kwargs",
+            "add_generation_prompt", "continue_final_message", "documents", "response_format",
+            "mm_processor_kwargs");
+
     private VllmFields() {
     }
 
@@ -55,7 +66,8 @@ final class VllmFields {
      */
     static void check(GenerateRequest request, boolean handoff) {
         RequestFieldPaths.refuseOthers(request, accepted(), "vllm");
-        if (request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET
+        ChatRequests.check(request, "vllm");
+        if ((request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET && !ChatRequests.isChat(request))
                 || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)) {
             throw EngineException.invalid("the request has no prompt");
         }
@@ -69,10 +81,11 @@ final class VllmFields {
             throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by vLLM (one"
                     + " kv_transfer_params per request)");
         }
+        Set<String> extraKeys = ChatRequests.extraKeys(request, EXTRA_KEYS, CHAT_EXTRA_KEYS);
         for (String key : request.getExtra().getFieldsMap().keySet()) {
-            if (!EXTRA_KEYS.contains(key)) {
+            if (!extraKeys.contains(key)) {
                 throw EngineException.unsupported("extra." + key + " is not carried by vllm (carried: "
-                        + String.join(", ", new TreeSet<>(EXTRA_KEYS)) + ")");
+                        + String.join(", ", new TreeSet<>(extraKeys)) + ")");
             }
         }
         if (request.hasGuided() && request.getGuided().hasJsonSchema()) {

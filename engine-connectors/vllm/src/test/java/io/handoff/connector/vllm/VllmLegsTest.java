@@ -102,6 +102,105 @@ class VllmLegsTest {
         events.forEach(e -> assertEquals("r1", e.getRequestId()));
     }
 
+    /** A chat: no prompt, the messages in extra (as the OpenAI front and a gRPC client send it). */
+    static final GenerateRequest CHAT = GenerateRequest.newBuilder()
+            .setSampling(SamplingParams.newBuilder().setTemperature(0))
+            .setStopping(StoppingOptions.newBuilder().setMaxTokens(16).setMinTokens(4))
+            .setExtra(struct("{\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},{\"role\":\"user\","
+                    + "\"content\":\"the quick brown fox\"}],\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
+            .build();
+
+    static com.google.protobuf.Struct struct(String json) {
+        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
+        try {
+            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalArgumentException(json, e);
+        }
+        return b.build();
+    }
+
+    @Test
+    void aChatGoesToTheChatEndpointOnBothLegsWithTheNativeFields() {
+        rig.producerAnswersChat("length", WireMockRig.PRODUCER_PARAMS);
+        rig.consumerStreamsChat(WireMockRig.CHAT_DECODE_STREAM);
+
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(CHAT));
+        List<GenerateResponse> events = rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+
+        var p = WireMockRig.requests(rig.producer);
+        assertEquals(1, p.size());
+        assertEquals("/v1/chat/completions", p.get(0).getRequest().getUrl());
+        assertEquals("r1", p.get(0).getRequest().getHeader("X-Request-Id"));
+        assertEquivalent(Json.parse("""
+                {"model":"m","messages":[{"role":"system","content":"be brief"},
+                   {"role":"user","content":"the quick brown fox"}],
+                 "chat_template_kwargs":{"enable_thinking":false},
+                 "temperature":0.0,"max_tokens":1,"min_tokens":1,"return_token_ids":true,"stream":false,
+                 "kv_transfer_params":{"do_remote_decode":true,"do_remote_prefill":false,"remote_engine_id":null,
+                   "remote_block_ids":null,"remote_host":null,"remote_port":null}}"""),
+                Json.parse(p.get(0).getRequest().getBodyAsString()));
+
+        var d = WireMockRig.requests(rig.consumer);
+        assertEquals(1, d.size());
+        assertEquals("/v1/chat/completions", d.get(0).getRequest().getUrl());
+        JsonNode expectedParams = Json.parse(WireMockRig.PRODUCER_PARAMS);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) expectedParams).put("remote_host", "127.0.0.1");
+        assertEquivalent(Json.parse("""
+                {"model":"m","messages":[{"role":"system","content":"be brief"},
+                   {"role":"user","content":"the quick brown fox"}],
+                 "chat_template_kwargs":{"enable_thinking":false},
+                 "temperature":0.0,"max_tokens":16,"min_tokens":4,"return_token_ids":true,"stream":true,
+                 "stream_options":{"include_usage":true}}""")
+                .deepCopy().<com.fasterxml.jackson.databind.node.ObjectNode>require()
+                .set("kv_transfer_params", expectedParams), Json.parse(d.get(0).getRequest().getBodyAsString()));
+
+        assertEquals(3, events.size(), "the role chunk is no event");
+        assertEquals(" quick", events.get(0).getToken().getText());
+        assertEquals(2068, events.get(0).getToken().getTokens(0).getTokenId());
+        assertEquals(" fox", events.get(1).getToken().getText());
+        assertEquals(FinishReason.FINISH_REASON_LENGTH, events.get(2).getFinished().getReason());
+        assertEquals(6, events.get(2).getUsage().getTotalTokens());
+    }
+
+    @Test
+    void aChatThatStoppedOnItsFirstTokenIsAnsweredByTheProducer() {
+        rig.producerAnswersChat("stop", "null");
+        GenerateRequest chat = CHAT.toBuilder().setStopping(StoppingOptions.newBuilder().setMaxTokens(16)).build();
+        PrefillResult.Finished finished = assertInstanceOf(PrefillResult.Finished.class, prefill(chat));
+        assertEquals(" The", finished.events().get(0).getToken().getText());
+        assertEquals(FinishReason.FINISH_REASON_STOP, finished.events().get(1).getFinished().getReason());
+    }
+
+    @Test
+    void aLocalChatIsThePlainStreamedChat() {
+        rig.consumerStreamsChat(WireMockRig.CHAT_DECODE_STREAM);
+        List<GenerateResponse> events = rig.connector.decodeLocally("r2", CHAT, rig.decode).collect().asList()
+                .await().atMost(WAIT);
+        assertEquals(3, events.size());
+        var d = WireMockRig.requests(rig.consumer).get(0);
+        assertEquals("/v1/chat/completions", d.getRequest().getUrl());
+        JsonNode body = Json.parse(d.getRequest().getBodyAsString());
+        assertTrue(body.path("kv_transfer_params").isMissingNode());
+        assertTrue(body.path("prompt").isMissingNode());
+        assertEquals(2, body.path("messages").size());
+    }
+
+    @Test
+    void chatFieldsOutsideTheListAndToolCallsAreRefusedBeforeSending() {
+        for (String extra : List.of("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[]}",
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"echo\":true}",
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"kv_transfer_params\":{}}")) {
+            GenerateRequest chat = CHAT.toBuilder().setExtra(struct(extra)).build();
+            EngineException e = assertThrows(EngineException.class, () -> plan(chat));
+            assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code(), e.getMessage());
+        }
+        // the chat keys are no completion keys
+        GenerateRequest prompted = REQUEST.toBuilder().setExtra(struct("{\"chat_template_kwargs\":{}}")).build();
+        assertThrows(EngineException.class, () -> plan(prompted));
+        assertEquals(0, rig.sent());
+    }
+
     @Test
     void theParkedPrefillIsRecordedAsHeldUntilTheEnginesTimer() {
         rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS);

@@ -79,9 +79,9 @@ class VllmMappingTest {
     }
 
     private static GenerateRequest request(JsonNode fragment) {
-        // a fragment that sets the prompt replaces the base one (they share a oneof)
-        GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds") ? GenerateRequest.newBuilder()
-                : BASE.toBuilder();
+        // a fragment that sets the prompt replaces the base one (they share a oneof); a chat has none
+        GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds")
+                || fragment.path("extra").has("messages") ? GenerateRequest.newBuilder() : BASE.toBuilder();
         try {
             JsonFormat.parser().merge(Json.write(fragment), b);
         } catch (InvalidProtocolBufferException e) {
@@ -190,5 +190,55 @@ class VllmMappingTest {
         localLeg.get("set").fields().forEachRemaining(f -> assertTrue(
                 Json.equivalent(f.getValue(), local.path(f.getKey())), "local " + f.getKey()));
         localLeg.get("absent").forEach(k -> assertTrue(local.path(k.asText()).isMissingNode()));
+    }
+
+    @Test
+    void theChatKeysAgreeWithTheConnector() {
+        Set<String> chatKeys = new TreeSet<>();
+        MAPPING.get("chat").get("extra_keys").forEach(k -> chatKeys.add(k.asText()));
+        assertEquals(VllmFields.CHAT_EXTRA_KEYS, chatKeys);
+        assertTrue(rig.connector.capabilities().inputs().contains(io.handoff.connector.spi.InputKind.CHAT_MESSAGES));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> chatKeysOutsideTheListAreRefusedBeforeAnythingIsSent() {
+        JsonNode chat = MAPPING.get("chat");
+        List<DynamicTest> tests = new ArrayList<>();
+        chat.get("refused_extra_keys").fields().forEachRemaining(e -> tests.add(DynamicTest.dynamicTest(e.getKey(),
+                () -> {
+                    com.fasterxml.jackson.databind.node.ObjectNode fragment = chat.get("request").deepCopy();
+                    ((com.fasterxml.jackson.databind.node.ObjectNode) fragment.get("extra")).putObject(e.getKey());
+                    refusedBeforeSending(fragment, e.getValue().asText());
+                })));
+        return tests.stream();
+    }
+
+    @Test
+    void chatLegShapes() {
+        rig.producerAnswersChat("length", WireMockRig.PRODUCER_PARAMS);
+        rig.consumerStreamsChat(WireMockRig.CHAT_DECODE_STREAM);
+        JsonNode chat = MAPPING.get("chat");
+        GenerateRequest request = request(chat.get("request"));
+        List<JsonNode> bodies = run(request);
+        List<String> paths = List.of(WireMockRig.requests(rig.producer).get(0).getRequest().getUrl(),
+                WireMockRig.requests(rig.consumer).get(0).getRequest().getUrl());
+        String[] legs = {"prefill", "decode"};
+        for (int i = 0; i < 2; i++) {
+            JsonNode leg = chat.get("legs").get(legs[i]);
+            JsonNode body = bodies.get(i);
+            assertEquals(leg.get("path").asText(), paths.get(i), legs[i]);
+            leg.get("set").fields().forEachRemaining(f -> assertTrue(Json.equivalent(f.getValue(),
+                    body.path(f.getKey())), "chat " + f.getKey() + " in " + body));
+            leg.get("absent").forEach(k -> assertTrue(body.path(k.asText()).isMissingNode(), k.asText()));
+        }
+
+        rig.consumer.resetRequests();
+        rig.connector.decodeLocally("r1", request, rig.decode).collect().asList().await().atMost(VllmLegsTest.WAIT);
+        JsonNode leg = chat.get("legs").get("local");
+        assertEquals(leg.get("path").asText(), WireMockRig.requests(rig.consumer).get(0).getRequest().getUrl());
+        JsonNode local = WireMockRig.bodies(rig.consumer).get(0);
+        leg.get("set").fields().forEachRemaining(f -> assertTrue(Json.equivalent(f.getValue(),
+                local.path(f.getKey())), "local chat " + f.getKey()));
+        leg.get("absent").forEach(k -> assertTrue(local.path(k.asText()).isMissingNode(), k.asText()));
     }
 }

@@ -40,7 +40,7 @@ class VllmServiceTest {
         assertFalse(c.earlyRelease());
         assertEquals(AbortMode.CLOSE_CONNECTION, c.abortMode());
         assertTrue(c.localPrefill());
-        assertEquals(Set.of(InputKind.TEXT, InputKind.TOKEN_IDS), c.inputs());
+        assertEquals(Set.of(InputKind.TEXT, InputKind.TOKEN_IDS, InputKind.CHAT_MESSAGES), c.inputs());
         assertTrue(c.decodeRetryElsewhere());
         assertEquals(1, c.maxOutputs());
         assertEquals(Duration.ofSeconds(120), initialise(Map.of("hold-mode", "fixed", "hold-seconds", "120"))

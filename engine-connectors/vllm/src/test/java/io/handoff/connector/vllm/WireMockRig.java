@@ -49,6 +49,20 @@ final class WireMockRig implements AutoCloseable {
 
             """;
 
+    /** A chat decode stream as vLLM sends it: the role chunk first, content deltas, the finish, the usage chunk. */
+    static final String CHAT_DECODE_STREAM = """
+            data: {"id":"chatcmpl-r1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":[1,2,3,4]}
+
+            data: {"id":"chatcmpl-r1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":" quick"},"token_ids":[2068],"logprobs":null,"finish_reason":null}]}
+
+            data: {"id":"chatcmpl-r1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":" fox"},"token_ids":[21831],"logprobs":null,"finish_reason":"length","stop_reason":null}]}
+
+            data: {"id":"chatcmpl-r1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":2,"total_tokens":6}}
+
+            data: [DONE]
+
+            """;
+
     final WireMockServer producer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     final WireMockServer consumer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     final Vertx vertx = Vertx.vertx();
@@ -100,6 +114,22 @@ final class WireMockRig implements AutoCloseable {
                         + "\"text\":\" The\",\"token_ids\":[464],\"logprobs\":null,\"finish_reason\":\""
                         + finishReason + "\",\"stop_reason\":null}],\"usage\":{\"prompt_tokens\":4,"
                         + "\"completion_tokens\":1,\"total_tokens\":5},\"kv_transfer_params\":" + params + "}")));
+    }
+
+    /** The producer parks a chat and answers as vLLM's /v1/chat/completions does. */
+    void producerAnswersChat(String finishReason, String params) {
+        producer.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json")
+                .withBody("{\"id\":\"chatcmpl-r1\",\"object\":\"chat.completion\",\"model\":\"m\",\"choices\":"
+                        + "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\" The\",\"tool_calls\":[]},"
+                        + "\"token_ids\":[464],\"logprobs\":null,\"finish_reason\":\"" + finishReason + "\","
+                        + "\"stop_reason\":null}],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,"
+                        + "\"total_tokens\":5},\"kv_transfer_params\":" + params + "}")));
+    }
+
+    void consumerStreamsChat(String sse) {
+        consumer.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
     }
 
     void consumerStreams(String sse) {

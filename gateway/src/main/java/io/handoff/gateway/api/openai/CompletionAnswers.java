@@ -3,7 +3,6 @@ package io.handoff.gateway.api.openai;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.http.Json;
-import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.TokenInfo;
 import io.handoff.openengine.v1.Usage;
@@ -16,21 +15,13 @@ import java.util.List;
  * when streaming (the usage chunk, with empty choices, when {@code stream_options.include_usage} asks for it), or
  * one body with every choice's text when not.
  */
-final class CompletionAnswers {
-
-    private final String id;
-    private final long created;
-    private final String model;
-    private final boolean logprobs;
+final class CompletionAnswers extends Answers {
 
     CompletionAnswers(String id, long created, String model, boolean logprobs) {
-        this.id = id;
-        this.created = created;
-        this.model = model;
-        this.logprobs = logprobs;
+        super(id, created, model, logprobs);
     }
 
-    /** The chunks one event becomes when streaming; empty for events OpenAI has no chunk for. */
+    @Override
     List<ObjectNode> chunks(GenerateResponse event, boolean includeUsage) {
         List<ObjectNode> out = new ArrayList<>();
         if (event.hasToken()) {
@@ -41,7 +32,7 @@ final class CompletionAnswers {
         } else if (event.hasFinished()) {
             ObjectNode choice = choice(event.getFinished().getOutputIndex(), "");
             choice.putNull("logprobs");
-            choice.put("finish_reason", finishReason(event.getFinished().getReason()));
+            choice.put("finish_reason", finishReason(event.getFinished()));
             out.add(chunk(choice));
         }
         if (event.hasUsage() && includeUsage) {
@@ -53,7 +44,7 @@ final class CompletionAnswers {
         return out;
     }
 
-    /** The whole answer of a non-streaming request. */
+    @Override
     ObjectNode body(List<GenerateResponse> events, int outputs) {
         StringBuilder[] texts = new StringBuilder[outputs];
         ArrayNode[] tokens = new ArrayNode[outputs];
@@ -69,7 +60,7 @@ final class CompletionAnswers {
                 e.getToken().getTokensList().forEach(t -> tokens[e.getToken().getOutputIndex()].add(t.getLogprob()));
             }
             if (e.hasFinished() && e.getFinished().getOutputIndex() < outputs) {
-                reasons[e.getFinished().getOutputIndex()] = finishReason(e.getFinished().getReason());
+                reasons[e.getFinished().getOutputIndex()] = finishReason(e.getFinished());
             }
             if (e.hasUsage()) {
                 usage = e.getUsage();
@@ -98,12 +89,7 @@ final class CompletionAnswers {
     }
 
     private ObjectNode object() {
-        ObjectNode o = Json.object();
-        o.put("id", id);
-        o.put("object", "text_completion");
-        o.put("created", created);
-        o.put("model", model);
-        return o;
+        return object("text_completion");
     }
 
     private static ObjectNode choice(int index, String text) {
@@ -126,19 +112,5 @@ final class CompletionAnswers {
             top.add(candidates);
         }
         return lp;
-    }
-
-    private static ObjectNode usage(Usage usage) {
-        return Json.object().put("prompt_tokens", usage.getPromptTokens())
-                .put("completion_tokens", usage.getCompletionTokens()).put("total_tokens", usage.getTotalTokens());
-    }
-
-    static String finishReason(FinishReason reason) {
-        return switch (reason) {
-            case FINISH_REASON_STOP -> "stop";
-            case FINISH_REASON_LENGTH -> "length";
-            case FINISH_REASON_CANCELLED -> "abort";
-            default -> null;
-        };
     }
 }

@@ -18,9 +18,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A {@code /v1/completions} body as a Generate. The fields Generate has a place for go there; every other field
- * goes to {@code extra} verbatim, which the connector writes back into the engine's body, so the engine receives
- * what the client sent. The engines' native disaggregation fields are Handoff's to set and are refused.
+ * A {@code /v1/completions} or {@code /v1/chat/completions} body as a Generate. The fields Generate has a place for
+ * go there; every other field goes to {@code extra} verbatim, which the connector writes back into the engine's
+ * body, so the engine receives what the client sent. The engines' native disaggregation fields are Handoff's to set
+ * and are refused.
+ *
+ * <p>A chat is a Generate without a prompt whose {@code extra} holds the {@code messages} (with the other chat
+ * fields beside them): the gateway has no tokenizer and no chat templates, so the connector sends it to the
+ * engines' chat endpoint, where each engine applies its own template ({@code InputKind.CHAT_MESSAGES}).
  */
 final class CompletionRequests {
 
@@ -34,6 +39,15 @@ final class CompletionRequests {
             "logprobs", "echo", "best_of", "suffix", "top_k", "min_p", "repetition_penalty", "min_tokens",
             "ignore_eos", "stop_token_ids", "include_stop_str_in_output");
 
+    /**
+     * Fields the chat front reads itself and never forwards; {@code messages} is not one of them: it is forwarded,
+     * with every other chat field, in {@code extra}.
+     */
+    private static final Set<String> CHAT_FRONT_FIELDS = Set.of("model", "stream", "stream_options", "max_tokens",
+            "max_completion_tokens", "temperature", "top_p", "n", "seed", "stop", "presence_penalty",
+            "frequency_penalty", "logprobs", "top_logprobs", "top_k", "min_p", "repetition_penalty", "min_tokens",
+            "ignore_eos", "stop_token_ids", "include_stop_str_in_output");
+
     private CompletionRequests() {
     }
 
@@ -42,7 +56,17 @@ final class CompletionRequests {
             boolean logprobs) {
     }
 
+    /** A {@code /v1/completions} body. */
     static Parsed parse(JsonNode body, String requestId) {
+        return parse(body, requestId, false);
+    }
+
+    /** A {@code /v1/chat/completions} body. */
+    static Parsed parseChat(JsonNode body, String requestId) {
+        return parse(body, requestId, true);
+    }
+
+    private static Parsed parse(JsonNode body, String requestId, boolean chat) {
         if (body == null || !body.isObject()) {
             throw OpenAiFailure.invalid(null, "the body must be a JSON object");
         }
@@ -54,9 +78,13 @@ final class CompletionRequests {
         }
         String model = text(body, "model", true);
         GenerateRequest.Builder g = GenerateRequest.newBuilder().setRequestId(requestId).setModel(model);
-        prompt(body.get("prompt"), g);
-        refuseUnless(body, "echo", v -> v.isBoolean() && !v.asBoolean(), "echo is not supported");
-        refuseUnless(body, "suffix", JsonNode::isNull, "suffix is not supported");
+        if (chat) {
+            messages(body.get("messages"));
+        } else {
+            prompt(body.get("prompt"), g);
+            refuseUnless(body, "echo", v -> v.isBoolean() && !v.asBoolean(), "echo is not supported");
+            refuseUnless(body, "suffix", JsonNode::isNull, "suffix is not supported");
+        }
         SamplingParams.Builder sampling = SamplingParams.newBuilder();
         number(body, "temperature").ifPresent(sampling::setTemperature);
         number(body, "top_p").ifPresent(sampling::setTopP);
@@ -70,7 +98,7 @@ final class CompletionRequests {
         if (body.has("n")) {
             sampling.setNumSequences(outputs);
         }
-        if (body.has("best_of") && !body.get("best_of").isNull()
+        if (!chat && body.has("best_of") && !body.get("best_of").isNull()
                 && (!body.get("best_of").canConvertToInt() || body.get("best_of").asInt() != outputs)) {
             throw OpenAiFailure.invalid("best_of", "best_of other than n is not supported");
         }
@@ -78,7 +106,12 @@ final class CompletionRequests {
             g.setSampling(sampling);
         }
         StoppingOptions.Builder stopping = StoppingOptions.newBuilder();
-        integer(body, "max_tokens", 1).ifPresent(v -> stopping.setMaxTokens((int) v));
+        // chat: max_completion_tokens replaces the deprecated max_tokens (and wins when both are sent, as in the
+        // engines); the engines read max_tokens on both endpoints
+        java.util.OptionalLong maxTokens = chat ? integer(body, "max_completion_tokens", 1)
+                : java.util.OptionalLong.empty();
+        (maxTokens.isPresent() ? maxTokens : integer(body, "max_tokens", 1))
+                .ifPresent(v -> stopping.setMaxTokens((int) v));
         integer(body, "min_tokens", 0).ifPresent(v -> stopping.setMinTokens((int) v));
         bool(body, "ignore_eos").ifPresent(stopping::setIgnoreEos);
         bool(body, "include_stop_str_in_output").ifPresent(stopping::setIncludeStopInOutput);
@@ -87,7 +120,20 @@ final class CompletionRequests {
             g.setStopping(stopping);
         }
         boolean logprobs = false;
-        if (body.has("logprobs") && !body.get("logprobs").isNull()) {
+        if (chat) {
+            logprobs = bool(body, "logprobs").orElse(false);
+            long top = integer(body, "top_logprobs", 0).orElse(0L);
+            if (body.hasNonNull("top_logprobs") && !logprobs) {
+                throw OpenAiFailure.invalid("top_logprobs", "top_logprobs needs logprobs: true");
+            }
+            if (logprobs) {
+                ResponseOptions.Builder response = ResponseOptions.newBuilder().setReturnOutputLogprobs(true);
+                if (top > 0) {
+                    response.setOutputCandidates(CandidateTokenSelection.newBuilder().setTopN((int) top));
+                }
+                g.setResponse(response);
+            }
+        } else if (body.has("logprobs") && !body.get("logprobs").isNull()) {
             long top = integer(body, "logprobs", 0).orElse(0L);
             logprobs = true;
             ResponseOptions.Builder response = ResponseOptions.newBuilder().setReturnOutputLogprobs(true);
@@ -99,7 +145,7 @@ final class CompletionRequests {
         Struct.Builder extra = Struct.newBuilder();
         for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
-            if (!FRONT_FIELDS.contains(field.getKey())) {
+            if (!(chat ? CHAT_FRONT_FIELDS : FRONT_FIELDS).contains(field.getKey())) {
                 extra.putFields(field.getKey(), value(field.getValue()));
             }
         }
@@ -113,6 +159,21 @@ final class CompletionRequests {
         }
         boolean includeUsage = options.path("include_usage").asBoolean(false);
         return new Parsed(g.build(), model, stream, includeUsage, outputs, logprobs);
+    }
+
+    /** The chat's messages: checked for shape only (the engine validates them), forwarded verbatim in extra. */
+    private static void messages(JsonNode messages) {
+        if (messages == null || messages.isNull()) {
+            throw OpenAiFailure.invalid("messages", "messages is required");
+        }
+        if (!messages.isArray() || messages.isEmpty()) {
+            throw OpenAiFailure.invalid("messages", "messages must be a non-empty array of messages");
+        }
+        for (JsonNode m : messages) {
+            if (!m.isObject() || !m.path("role").isTextual()) {
+                throw OpenAiFailure.invalid("messages", "each message must be an object with a string role");
+            }
+        }
     }
 
     private static void prompt(JsonNode prompt, GenerateRequest.Builder g) {

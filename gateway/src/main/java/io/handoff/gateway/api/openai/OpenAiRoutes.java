@@ -27,7 +27,8 @@ import java.util.UUID;
 import java.util.concurrent.Flow;
 
 /**
- * {@code POST /v1/completions} and {@code GET /v1/models} on the gateway's HTTP port. Written on the Vert.x router
+ * {@code POST /v1/completions}, {@code POST /v1/chat/completions} and {@code GET /v1/models} on the gateway's HTTP
+ * port. Written on the Vert.x router
  * rather than as a REST resource so that the server-sent events are framed exactly as the engines frame them
  * ({@code data: <json>\n\n}, then {@code data: [DONE]}), one event written before the next is requested (the
  * client's pace is the stream's pace), and a client that goes away cancels the request as a gRPC cancel does.
@@ -51,12 +52,10 @@ public class OpenAiRoutes {
 
     void register(@Observes Router router) {
         router.post("/v1/completions").handler(BodyHandler.create().setBodyLimit(MAX_BODY_BYTES))
-                .handler(this::completions);
+                .handler(ctx -> completions(ctx, false));
+        router.post("/v1/chat/completions").handler(BodyHandler.create().setBodyLimit(MAX_BODY_BYTES))
+                .handler(ctx -> completions(ctx, true));
         router.get("/v1/models").handler(this::models);
-        router.post("/v1/chat/completions").handler(ctx -> fail(ctx, new OpenAiFailure(501, "not_implemented_error",
-                "ERROR_CODE_UNSUPPORTED_FEATURE", null, "chat completions are not served yet: the engines apply "
-                        + "their chat templates, and the connectors do not carry chat bodies; use /v1/completions "
-                        + "or gRPC Generate")));
     }
 
     private void models(RoutingContext ctx) {
@@ -75,7 +74,8 @@ public class OpenAiRoutes {
         json(ctx, 200, body);
     }
 
-    private void completions(RoutingContext ctx) {
+    /** A completion or, with {@code chat}, a chat completion: the same orchestration, different JSON. */
+    private void completions(RoutingContext ctx, boolean chat) {
         Optional<Caller> caller = caller(ctx);
         if (caller.isEmpty()) {
             return;
@@ -84,8 +84,8 @@ public class OpenAiRoutes {
         try {
             JsonNode body = Json.parse(ctx.body().asString());
             String requestId = Optional.ofNullable(ctx.request().getHeader("X-Request-Id")).filter(s -> !s.isBlank())
-                    .orElseGet(() -> "cmpl-" + UUID.randomUUID().toString().replace("-", ""));
-            parsed = CompletionRequests.parse(body, requestId);
+                    .orElseGet(() -> (chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", ""));
+            parsed = chat ? CompletionRequests.parseChat(body, requestId) : CompletionRequests.parse(body, requestId);
         } catch (OpenAiFailure f) {
             fail(ctx, f);
             return;
@@ -93,8 +93,10 @@ public class OpenAiRoutes {
             fail(ctx, OpenAiFailure.invalid(null, "the body is not valid JSON: " + malformed.getMessage()));
             return;
         }
-        CompletionAnswers answers = new CompletionAnswers(parsed.request().getRequestId(),
-                clock.instant().getEpochSecond(), parsed.model(), parsed.logprobs());
+        long created = clock.instant().getEpochSecond();
+        Answers answers = chat ? new ChatAnswers(parsed.request().getRequestId(), created, parsed.model(),
+                parsed.logprobs()) : new CompletionAnswers(parsed.request().getRequestId(), created, parsed.model(),
+                parsed.logprobs());
         var events = orchestrator.generate(caller.get().tenant(), parsed.request());
         if (parsed.stream()) {
             events.subscribe().withSubscriber(new SseWriter(ctx, answers, parsed.includeUsage()));
@@ -108,7 +110,7 @@ public class OpenAiRoutes {
         }
     }
 
-    private void answer(RoutingContext ctx, CompletionAnswers answers, List<GenerateResponse> events, int outputs) {
+    private void answer(RoutingContext ctx, Answers answers, List<GenerateResponse> events, int outputs) {
         Optional<GenerateResponse> error = events.stream().filter(GenerateResponse::hasError).findFirst();
         if (error.isPresent()) {
             var e = error.get().getError();
@@ -126,12 +128,12 @@ public class OpenAiRoutes {
      */
     private static final class SseWriter implements Flow.Subscriber<GenerateResponse> {
         private final RoutingContext ctx;
-        private final CompletionAnswers answers;
+        private final Answers answers;
         private final boolean includeUsage;
         private Flow.Subscription subscription;
         private boolean started;
 
-        SseWriter(RoutingContext ctx, CompletionAnswers answers, boolean includeUsage) {
+        SseWriter(RoutingContext ctx, Answers answers, boolean includeUsage) {
             this.ctx = ctx;
             this.answers = answers;
             this.includeUsage = includeUsage;

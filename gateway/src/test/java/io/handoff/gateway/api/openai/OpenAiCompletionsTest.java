@@ -101,7 +101,6 @@ class OpenAiCompletionsTest {
                 "ERROR_CODE_INVALID_ARGUMENT");
         assertError(post(gateway("/v1/completions"), "{\"model\":\"demo-vllm\",\"prompt\":\"x\",\"max_tokens\":\"7\"}"),
                 400, "ERROR_CODE_INVALID_ARGUMENT");
-        assertError(post(gateway("/v1/chat/completions"), "{}"), 501, "ERROR_CODE_UNSUPPORTED_FEATURE");
     }
 
     @Test

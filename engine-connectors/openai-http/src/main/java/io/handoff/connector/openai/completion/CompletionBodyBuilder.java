@@ -17,7 +17,8 @@ import io.handoff.openengine.v1.StoppingOptions;
 import java.math.BigInteger;
 
 /**
- * Builds the {@code /v1/completions} body of an openengine.v1 {@code GenerateRequest}, one hook per field group.
+ * Builds the {@code /v1/completions} body of an openengine.v1 {@code GenerateRequest}, or its
+ * {@code /v1/chat/completions} body when the request is a chat ({@link ChatRequests}), one hook per field group.
  * The defaults use the OpenAI names and the extension names the OpenAI-compatible engine servers share
  * ({@code top_k}, {@code min_p}, {@code repetition_penalty}, {@code min_tokens}, {@code ignore_eos},
  * {@code stop_token_ids}, {@code include_stop_str_in_output}, {@code prompt_logprobs}, {@code cache_salt}); a family
@@ -26,6 +27,11 @@ import java.math.BigInteger;
  *
  * <p>The builder writes every field the request sets; which fields a family carries at all is decided earlier, with
  * {@link RequestFieldPaths#refuseOthers}, so a field never reaches a hook it does not belong to.
+ *
+ * <p>A chat body differs from a completion body in two places only: it has no {@code prompt} (its
+ * {@code messages} and other chat fields come from {@code extra}, as the client sent them), and logprobs are
+ * {@code logprobs: true} with {@code top_logprobs: N} rather than {@code logprobs: N}. Everything else (sampling,
+ * stopping, the extension names) is spelled the same on both endpoints of the engine servers.
  */
 public class CompletionBodyBuilder {
 
@@ -41,7 +47,11 @@ public class CompletionBodyBuilder {
             stopping(request.getStopping(), body);
         }
         if (request.hasResponse()) {
-            response(request.getResponse(), body);
+            if (ChatRequests.isChat(request)) {
+                chatResponse(request.getResponse(), body);
+            } else {
+                response(request.getResponse(), body);
+            }
         }
         if (request.hasKv()) {
             kv(request.getKv(), body);
@@ -58,7 +68,10 @@ public class CompletionBodyBuilder {
         return body;
     }
 
-    /** Text as a string, token ids as a list of integers (one prompt, never a batch). */
+    /**
+     * Text as a string, token ids as a list of integers (one prompt, never a batch); nothing for a chat, whose
+     * messages are written with {@code extra}.
+     */
     protected void prompt(GenerateRequest request, ObjectNode body) {
         switch (request.getInputCase()) {
             case PROMPT -> body.put("prompt", request.getPrompt());
@@ -66,7 +79,12 @@ public class CompletionBodyBuilder {
                 ArrayNode ids = body.putArray("prompt");
                 request.getTokenIds().getIdsList().forEach(id -> ids.add(Integer.toUnsignedLong(id)));
             }
-            default -> throw EngineException.invalid("the request has no prompt (neither text nor token ids)");
+            default -> {
+                if (!ChatRequests.isChat(request)) {
+                    throw EngineException.invalid("the request has no prompt (neither text nor token ids nor chat"
+                            + " messages)");
+                }
+            }
         }
     }
 
@@ -135,6 +153,26 @@ public class CompletionBodyBuilder {
                 r.hasOutputCandidates() ? r.getOutputCandidates() : null, "output");
         if (output != null) {
             body.put("logprobs", output);
+        }
+        Integer prompt = logprobCount(r.hasReturnPromptLogprobs() && r.getReturnPromptLogprobs(),
+                r.hasPromptCandidates() ? r.getPromptCandidates() : null, "prompt");
+        if (prompt != null) {
+            body.put("prompt_logprobs", prompt);
+        }
+    }
+
+    /**
+     * Chat logprobs: {@code logprobs: true} asks for the sampled token's logprob, {@code top_logprobs: N} for the top
+     * N alternatives as well; {@code prompt_logprobs} is the engines' extension, as for completions.
+     */
+    protected void chatResponse(ResponseOptions r, ObjectNode body) {
+        Integer output = logprobCount(r.hasReturnOutputLogprobs() && r.getReturnOutputLogprobs(),
+                r.hasOutputCandidates() ? r.getOutputCandidates() : null, "output");
+        if (output != null) {
+            body.put("logprobs", true);
+            if (output > 0) {
+                body.put("top_logprobs", output);
+            }
         }
         Integer prompt = logprobCount(r.hasReturnPromptLogprobs() && r.getReturnPromptLogprobs(),
                 r.hasPromptCandidates() ? r.getPromptCandidates() : null, "prompt");

@@ -16,9 +16,15 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Turns the chunks of one OpenAI-compatible completion stream (or one complete answer) into openengine.v1 events
- * with the upstream rules: a TokenOutput per choice delta, carrying {@code output_index} and only the new text and
- * tokens (engines stream deltas already); one GenerationFinished per output; Usage only on the last event.
+ * Turns the chunks of one OpenAI-compatible completion or chat stream (or one complete answer) into openengine.v1
+ * events with the upstream rules: a TokenOutput per choice delta, carrying {@code output_index} and only the new
+ * text and tokens (engines stream deltas already); one GenerationFinished per output; Usage only on the last event.
+ *
+ * <p>Chat chunks carry their text in {@code choices[].delta.content} (a whole chat answer in
+ * {@code choices[].message.content}); the first chunk, with only {@code delta.role}, is no event. An answer with
+ * {@code tool_calls} fails the stream: events carry text only, and a tool call silently dropped would be a wrong
+ * answer. Reasoning text that a server with a reasoning parser splits off ({@code reasoning_content}) is not
+ * carried either (see the mappings' lossy points).
  *
  * <p>Usage arrives in a chunk of its own after the last finish, so the newest event is always held back until the
  * next one arrives or the stream ends; {@link #end()} releases it with the usage attached. One instance per stream;
@@ -40,6 +46,7 @@ public final class CompletionEvents {
         List<GenerateResponse> ready = new ArrayList<>();
         for (JsonNode choice : chunk.path("choices")) {
             int index = choice.path("index").asInt(0);
+            refuseToolCalls(choice, index);
             TokenOutput tokens = CompletionTokens.of(choice, index);
             if (tokens != null) {
                 push(GenerateResponse.newBuilder().setRequestId(requestId).setToken(tokens).build(), ready);
@@ -80,6 +87,16 @@ public final class CompletionEvents {
     /** Outputs that got their GenerationFinished so far. */
     public Set<Integer> finishedOutputs() {
         return Set.copyOf(finished);
+    }
+
+    private static void refuseToolCalls(JsonNode choice, int index) {
+        for (JsonNode calls : new JsonNode[] {choice.path("delta").path("tool_calls"),
+            choice.path("message").path("tool_calls")}) {
+            if (calls.isArray() && !calls.isEmpty()) {
+                throw new EngineException(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, false, true, "the engine answered"
+                        + " output " + index + " with tool calls, which openengine.v1 events cannot carry");
+            }
+        }
     }
 
     private void push(GenerateResponse event, List<GenerateResponse> ready) {

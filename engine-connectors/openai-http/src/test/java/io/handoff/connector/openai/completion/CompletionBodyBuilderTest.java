@@ -50,6 +50,36 @@ class CompletionBodyBuilderTest {
     }
 
     @Test
+    void aChatHasNoPromptItsMessagesComeFromExtraAndLogprobsAreChatShaped() {
+        GenerateRequest r = GenerateRequest.newBuilder()
+                .setSampling(SamplingParams.newBuilder().setTemperature(0))
+                .setStopping(StoppingOptions.newBuilder().setMaxTokens(9))
+                .setResponse(io.handoff.openengine.v1.ResponseOptions.newBuilder().setReturnOutputLogprobs(true)
+                        .setOutputCandidates(io.handoff.openengine.v1.CandidateTokenSelection.newBuilder().setTopN(3)))
+                .setExtra(ChatRequestsTest.chat("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                        + "\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
+                .build();
+        assertEquals(ChatRequests.CHAT_PATH, ChatRequests.path(r));
+        assertEquivalent(Json.parse("""
+                {"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":0.0,"max_tokens":9,
+                 "logprobs":true,"top_logprobs":3,"chat_template_kwargs":{"enable_thinking":false}}"""),
+                builder.build(r, "m"));
+        GenerateRequest sampledOnly = r.toBuilder().setResponse(io.handoff.openengine.v1.ResponseOptions.newBuilder()
+                .setReturnOutputLogprobs(true)).build();
+        assertEquals(Json.parse("true"), builder.build(sampledOnly, "m").get("logprobs"));
+        assertEquals(null, builder.build(sampledOnly, "m").get("top_logprobs"));
+    }
+
+    @Test
+    void aRequestWithNeitherPromptNorMessagesIsRefused() {
+        EngineException e = assertThrows(EngineException.class,
+                () -> builder.build(GenerateRequest.newBuilder().setModel("m").build(), "m"));
+        assertEquals(io.handoff.openengine.v1.ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
+        assertEquals(ChatRequests.COMPLETIONS_PATH, ChatRequests.path(GenerateRequest.newBuilder().setPrompt("p")
+                .build()));
+    }
+
+    @Test
     void extraMayNotOverrideATypedField() {
         GenerateRequest r = GenerateRequest.newBuilder().setPrompt("p")
                 .setExtra(Struct.newBuilder().putFields("model", Value.newBuilder().setStringValue("x").build()))

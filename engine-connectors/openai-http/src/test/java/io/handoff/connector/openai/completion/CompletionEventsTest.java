@@ -75,6 +75,58 @@ class CompletionEventsTest {
     }
 
     @Test
+    void chatChunksBecomeTheSameEvents() {
+        CompletionEvents mapper = new CompletionEvents("r");
+        List<GenerateResponse> events = new ArrayList<>();
+        for (String chunk : List.of(
+                "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+                        + "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}",
+                "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},"
+                        + "\"token_ids\":[5],\"logprobs\":{\"content\":[{\"token\":\"Hel\",\"logprob\":-0.25,"
+                        + "\"top_logprobs\":[{\"token\":\"Hel\",\"logprob\":-0.25},{\"token\":\"Yo\",\"logprob\":-2}]}]},"
+                        + "\"finish_reason\":null}]}",
+                "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},"
+                        + "\"finish_reason\":\"length\",\"stop_reason\":null}]}",
+                "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":6,"
+                        + "\"completion_tokens\":2,\"total_tokens\":8}}")) {
+            events.addAll(mapper.accept(Json.parse(chunk)));
+        }
+        events.addAll(mapper.end());
+
+        assertEquals(3, events.size(), "the role-only chunk is no event");
+        assertEquals("Hel", events.get(0).getToken().getText());
+        assertEquals(5, events.get(0).getToken().getTokens(0).getTokenId());
+        assertEquals(-0.25, events.get(0).getToken().getTokens(0).getLogprob());
+        assertEquals(2, events.get(0).getToken().getTokens(0).getCandidatesCount());
+        assertEquals("lo", events.get(1).getToken().getText());
+        assertEquals(FinishReason.FINISH_REASON_LENGTH, events.get(2).getFinished().getReason());
+        assertEquals(8, events.get(2).getUsage().getTotalTokens());
+    }
+
+    @Test
+    void aWholeChatAnswerIsReadFromItsMessage() {
+        List<GenerateResponse> events = CompletionStreams.events(Json.parse("{\"object\":\"chat.completion\","
+                + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\" a b\","
+                + "\"tool_calls\":[]},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,"
+                + "\"completion_tokens\":2,\"total_tokens\":5}}"), "r");
+        assertEquals(2, events.size());
+        assertEquals(" a b", events.get(0).getToken().getText());
+        assertEquals(FinishReason.FINISH_REASON_STOP, events.get(1).getFinished().getReason());
+        assertEquals(5, events.get(1).getUsage().getTotalTokens());
+    }
+
+    @Test
+    void toolCallsFailTheStreamRatherThanVanish() {
+        CompletionEvents mapper = new CompletionEvents("r");
+        EngineException e = assertThrows(EngineException.class, () -> mapper.accept(Json.parse(
+                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\","
+                        + "\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}")));
+        assertEquals(io.handoff.openengine.v1.ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
+        assertTrue(e.sentToEngine());
+        assertFalse(e.retryable());
+    }
+
+    @Test
     void errorFinishFailsTheStream() {
         CompletionEvents mapper = new CompletionEvents("r");
         assertThrows(EngineException.class, () -> mapper.accept(Json.parse(

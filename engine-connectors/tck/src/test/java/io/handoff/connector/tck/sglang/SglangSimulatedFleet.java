@@ -1,6 +1,5 @@
 package io.handoff.connector.tck.sglang;
 
-import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.tck.SimulatedEngine;
@@ -15,10 +14,7 @@ import io.vertx.core.Vertx;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -101,23 +97,7 @@ final class SglangSimulatedFleet implements SimulatedFleet {
     /** A plain completion on the aggregated server: the engine's answer without any handoff. */
     @Override
     public String aggregatedText(GenerateRequest request) {
-        String body = "{\"model\":\"" + MODEL + "\",\"prompt\":" + Json.write(
-                com.fasterxml.jackson.databind.node.TextNode.valueOf(request.getPrompt())) + ",\"max_tokens\":"
-                + request.getStopping().getMaxTokens() + ",\"stream\":false}";
-        try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(aggregated.baseUrl()
-                    + "/v1/completions")).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new AssertionError("aggregated run failed: " + r.statusCode() + " " + r.body());
-            }
-            return Json.parse(r.body()).path("choices").path(0).path("text").asText();
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return io.handoff.connector.tck.sim.AggregatedRun.text(http, aggregated.baseUrl(), MODEL, request);
     }
 
     @Override

@@ -154,6 +154,38 @@ class TrtllmGenerationFirstTest {
 
     // ------------------------------------------------------------------ cases
 
+    private GenerateRequest chat(int maxTokens) {
+        com.google.protobuf.Value message = com.google.protobuf.Value.newBuilder().setStructValue(
+                com.google.protobuf.Struct.newBuilder()
+                        .putFields("role", com.google.protobuf.Value.newBuilder().setStringValue("user").build())
+                        .putFields("content", com.google.protobuf.Value.newBuilder().setStringValue(
+                                "trtllm chat " + ids.incrementAndGet() + " about parked contexts").build())).build();
+        return GenerateRequest.newBuilder().setExtra(com.google.protobuf.Struct.newBuilder().putFields("messages",
+                com.google.protobuf.Value.newBuilder().setListValue(com.google.protobuf.ListValue.newBuilder()
+                        .addValues(message)).build()))
+                .setStopping(StoppingOptions.newBuilder().setMaxTokens(maxTokens)).build();
+    }
+
+    @Test
+    void aChatInBothStylesWithTheAuthHeaderAnswersAsTheAggregatedChat() throws Exception {
+        GenerateRequest cfRequest = chat(12);
+        Handoff cf = plan(connector, fleet, ScheduleStyle.CONTEXT_FIRST, cfRequest);
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
+                connector.prefill(cf).await().atMost(WAIT));
+        List<GenerateResponse> cfEvents = connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+        String expected = fleet.aggregatedText(cfRequest);
+        assertFalse(expected.isEmpty());
+        assertEquals(expected, text(cfEvents));
+
+        GenerateRequest gfRequest = chat(12);
+        Handoff gf = plan(connector, fleet, ScheduleStyle.GENERATION_FIRST, gfRequest);
+        CompletableFuture<List<GenerateResponse>> decode = connector.decode(gf).collect().asList()
+                .subscribeAsCompletionStage();
+        assertInstanceOf(PrefillResult.Ready.class, connector.prefill(gf).await().atMost(WAIT));
+        assertEquals(fleet.aggregatedText(gfRequest), text(decode.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)));
+        noKvPinnedNow();
+    }
+
     @Test
     void bothStylesEndToEndWithTheAuthHeader() throws Exception {
         GenerateRequest cfRequest = request(12);

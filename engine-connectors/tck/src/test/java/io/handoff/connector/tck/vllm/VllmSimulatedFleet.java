@@ -12,10 +12,7 @@ import io.handoff.simulator.vllm.VllmConfig;
 import io.handoff.simulator.vllm.VllmEngine;
 import io.vertx.core.Vertx;
 
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -77,29 +74,9 @@ final class VllmSimulatedFleet implements SimulatedFleet {
     /** A plain vLLM completion (no kv_transfer_params) on the consumer: the engine's aggregated answer. */
     @Override
     public String aggregatedText(GenerateRequest request) {
-        String body = "{\"model\":\"" + MODEL + "\",\"prompt\":" + quote(request.getPrompt()) + ",\"max_tokens\":"
-                + request.getStopping().getMaxTokens() + ",\"stream\":false}";
-        try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(consumer.baseUrl()
-                    + "/v1/completions")).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new AssertionError("aggregated run failed: " + r.statusCode() + " " + r.body());
-            }
-            return io.handoff.connector.openai.http.Json.parse(r.body()).path("choices").path(0).path("text")
-                    .asText();
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return io.handoff.connector.tck.sim.AggregatedRun.text(http, consumer.baseUrl(), MODEL, request);
     }
 
-    private static String quote(String s) {
-        return io.handoff.connector.openai.http.Json.write(
-                com.fasterxml.jackson.databind.node.TextNode.valueOf(s));
-    }
 
     @Override
     public Duration idleTimeout() {
