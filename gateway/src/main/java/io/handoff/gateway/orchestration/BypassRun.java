@@ -76,7 +76,7 @@ final class BypassRun implements RunningRequest {
                     EngineException e = f instanceof EngineException ee ? ee
                             : new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, String.valueOf(f), f);
                     return relay.done() ? Multi.createFrom().empty()
-                            : Multi.createFrom().item(relay.terminalError(e.code(), e.getMessage(), e.retryable()));
+                            : Multi.createFrom().item(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
                 })
                 .onTermination().invoke(() -> {
                     decodeSlot.release(failure == null ? null : String.valueOf(failure.getMessage()));

@@ -224,7 +224,7 @@ public final class HandoffRun implements RunningRequest {
                     : recordHeld(e.held()).onItem().transformToMulti(x -> Multi.createFrom().empty());
         }
         List<GenerateResponse> tail = relay.done() ? List.of()
-                : List.of(relay.terminalError(e.code(), e.getMessage(), e.retryable()));
+                : List.of(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
         return abortLegs()
                 .chain(() -> recordHeld(e.held()))
                 .chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.FAILED, e.getMessage()))

@@ -36,12 +36,14 @@ public final class EngineFleet implements AutoCloseable {
     private final FamilyEngines vllm;
     private final FamilyEngines sglang;
     private final FamilyEngines trtllm;
+    private final StallingProxy stallingVllmDecode;
 
     private EngineFleet(Vertx vertx) {
         this.vertx = vertx;
         this.vllm = startVllm(vertx);
         this.sglang = startSglang(vertx);
         this.trtllm = startTrtllm(vertx);
+        this.stallingVllmDecode = StallingProxy.to(vllm.decode().port());
     }
 
     public static EngineFleet start() {
@@ -58,6 +60,11 @@ public final class EngineFleet implements AutoCloseable {
 
     public FamilyEngines trtllm() {
         return trtllm;
+    }
+
+    /** A proxy in front of the vLLM decode engine that can hold its answers back, as a hung engine does. */
+    public StallingProxy stallingVllmDecode() {
+        return stallingVllmDecode;
     }
 
     public List<FamilyEngines> families() {
@@ -83,6 +90,7 @@ public final class EngineFleet implements AutoCloseable {
     /** Restarts crashed engines and clears faults everywhere. */
     public void heal() {
         families().forEach(FamilyEngines::heal);
+        stallingVllmDecode.resume();
     }
 
     private static FamilyEngines startVllm(Vertx vertx) {
@@ -157,6 +165,7 @@ public final class EngineFleet implements AutoCloseable {
 
     @Override
     public void close() {
+        stallingVllmDecode.close();
         families().forEach(FamilyEngines::stop);
         vertx.close().toCompletionStage().toCompletableFuture().join();
     }

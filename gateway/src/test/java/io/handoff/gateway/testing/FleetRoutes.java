@@ -1,5 +1,6 @@
 package io.handoff.gateway.testing;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,10 @@ public final class FleetRoutes {
     public static final String VLLM_BYPASS_SHORT_PROMPT = "vllm-bypass-short-prompt";
     public static final String VLLM_BYPASS_PREFILL_UNAVAILABLE = "vllm-bypass-prefill-unavailable";
     public static final int SHORT_PROMPT_TOKENS = 16;
+    /** vLLM whose decode endpoint is reached through {@link StallingProxy} and may be silent for a second only. */
+    public static final String VLLM_STALLING_DECODE = "vllm-stalling-decode";
+    public static final String VLLM_BYPASS_STALLING_DECODE = "vllm-bypass-stalling-decode";
+    public static final Duration SHORT_IDLE = Duration.ofSeconds(1);
 
     /** Every orchestrated route with the family serving it. */
     public static final Map<String, String> FAMILY_OF = Map.of(
@@ -64,6 +69,13 @@ public final class FleetRoutes {
                     "kv-transfer-timeout-ms", Long.toString(EngineFleet.HOLD.toMillis()),
                     "node-id", style.equals("context-first") ? "1" : "2"));
         }
+
+        String stallingDecode = "decode-0=" + fleet.stallingVllmDecode().url();
+        r.route(VLLM_STALLING_DECODE, "vllm", vllmPrefill, stallingDecode, "context-first", vllmOptions);
+        r.set(VLLM_STALLING_DECODE, "decode-idle-timeout", SHORT_IDLE.toMillis() + "ms");
+        r.route(VLLM_BYPASS_STALLING_DECODE, "vllm", vllmPrefill, stallingDecode, "context-first", vllmOptions);
+        r.set(VLLM_BYPASS_STALLING_DECODE, "bypass.when", "always");
+        r.set(VLLM_BYPASS_STALLING_DECODE, "decode-idle-timeout", SHORT_IDLE.toMillis() + "ms");
 
         r.route(VLLM_BYPASS_ALWAYS, "vllm", vllmPrefill, vllmDecode, "context-first", vllmOptions);
         r.set(VLLM_BYPASS_ALWAYS, "bypass.when", "always");
