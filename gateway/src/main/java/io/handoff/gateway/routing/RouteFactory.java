@@ -4,6 +4,7 @@ import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.ConnectorService;
+import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.SessionPolicy;
@@ -34,6 +35,15 @@ public final class RouteFactory {
         ConnectorService service = service(s);
         if (s.prefill().isEmpty() || s.decode().isEmpty()) {
             throw refuse(s, "prefill and decode", "both pools need at least one endpoint");
+        }
+        Map<String, java.net.URI> uris = new java.util.HashMap<>();
+        for (Endpoint e : java.util.stream.Stream.concat(s.prefill().stream(), s.decode().stream()).toList()) {
+            java.net.URI other = uris.putIfAbsent(e.name(), e.uri());
+            if (other != null && !other.equals(e.uri())) {
+                // cleanup obligations name their engine by endpoint name: one name must mean one engine
+                throw refuse(s, "prefill and decode", "endpoint name '" + e.name() + "' names both " + other
+                        + " and " + e.uri());
+            }
         }
         if (!s.styles().contains(s.defaultStyle())) {
             throw refuse(s, "default-style", s.defaultStyle().configName() + " is not among styles "

@@ -140,6 +140,26 @@ class RouteNegotiationTest {
     }
 
     @Test
+    void oneEndpointNameForTwoEnginesIsRefused() {
+        RouteSettings ok = Route.vllm().settings();
+        RouteSettings clash = new RouteSettings(ok.name(), ok.model(), ok.aliases(), ok.engineModel(), ok.family(),
+                List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")),
+                List.of(Endpoint.of("node-1", "http://10.0.0.2:8000")), ok.defaultStyle(), ok.styles(), ok.bypass(),
+                ok.leaseDefault(), ok.leaseMax(), ok.prefillTimeout(), ok.decodeIdleTimeout(), ok.decodeAttempts(),
+                ok.breakerFailures(), ok.breakerOpenFor(), ok.maxOutstandingPerEndpoint(), ok.maxInFlight(),
+                ok.options());
+        assertNames(assertThrows(IllegalArgumentException.class, () -> FACTORY.negotiate(clash)).getMessage(),
+                "route r1", "prefill and decode", "node-1", "10.0.0.1", "10.0.0.2");
+        // one engine in both pools under one name is one engine
+        FACTORY.negotiate(new RouteSettings(ok.name(), ok.model(), ok.aliases(), ok.engineModel(), ok.family(),
+                List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")),
+                List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")), ok.defaultStyle(), ok.styles(), ok.bypass(),
+                ok.leaseDefault(), ok.leaseMax(), ok.prefillTimeout(), ok.decodeIdleTimeout(), ok.decodeAttempts(),
+                ok.breakerFailures(), ok.breakerOpenFor(), ok.maxOutstandingPerEndpoint(), ok.maxInFlight(),
+                ok.options()));
+    }
+
+    @Test
     void anUnknownFamilyIsRefused() {
         assertNames(refusal(Route.vllm().family("tgi")), "route r1", "family", "tgi", "vllm", "sglang", "trtllm");
     }
