@@ -1,8 +1,11 @@
 package io.handoff.gateway.orchestration;
 
+import io.grpc.Status;
+import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.testing.FamilyEngines;
 import io.handoff.gateway.testing.FleetRoutes;
+import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.ReferenceAnswers;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.openengine.v1.ErrorCode;
@@ -16,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -37,6 +41,9 @@ class GenerateBypassTest extends FleetTestSupport {
 
     @Inject
     MeterRegistry registry;
+
+    @Inject
+    RouteRegistry routes;
 
     private double bypassed(String route, String trigger) {
         Counter c = registry.find("handoff.generate.bypassed").tags("route", route, "trigger", trigger).counter();
@@ -103,6 +110,25 @@ class GenerateBypassTest extends FleetTestSupport {
         GenerateRequest required = withDisposition(shortOne.toBuilder().setRequestId(requestId("short-required"))
                 .build(), KvTransferDisposition.KV_TRANSFER_DISPOSITION_REQUIRED);
         assertOrchestrated(required);
+    }
+
+    @Test
+    void aCancelledBypassStopsItsDecodeAndLeavesNothingBehind() {
+        String id = requestId("bypass-cancel");
+        long aborts = vllm().decode().stat("requests_aborted");
+        long prefillRequests = vllm().prefill().stat("requests_total");
+        GenerateCall call = start(request(FleetRoutes.VLLM_BYPASS_ALWAYS, id, 400));
+        call.awaitTokens(10);
+        call.cancel();
+
+        assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
+        Awaitility.await("the decode engine saw the abort").atMost(GenerateCall.WAIT)
+                .until(() -> vllm().decode().stat("requests_aborted") > aborts);
+        awaitNothingRunning(vllm());
+        awaitNoKvPinned(vllm());
+        assertEquals(prefillRequests, vllm().prefill().stat("requests_total"));
+        assertEquals(0, routes.named(FleetRoutes.VLLM_BYPASS_ALWAYS).orElseThrow().inFlight().get());
+        assertFinishedOnce(run(request(FleetRoutes.VLLM_BYPASS_ALWAYS, id, 4)), id, FinishReason.FINISH_REASON_LENGTH);
     }
 
     @Test
