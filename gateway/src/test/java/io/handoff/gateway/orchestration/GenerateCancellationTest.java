@@ -39,6 +39,9 @@ class GenerateCancellationTest extends FleetTestSupport {
 
     enum Phase { DURING_PREFILL, AFTER_FIRST_TOKEN, MID_DECODE }
 
+    /** Long enough for the test to see the prefill running and cancel it, whatever the machine's load. */
+    private static final Duration SLOW_PREFILL = Duration.ofSeconds(3);
+
     @ParameterizedTest(name = "{0} cancelled {1}")
     @CsvSource({
             FleetRoutes.VLLM_CONTEXT_FIRST + ", DURING_PREFILL",
@@ -61,6 +64,9 @@ class GenerateCancellationTest extends FleetTestSupport {
         String id = requestId("cancel-" + phase);
         long prefillAborts = family.prefill().stat("requests_aborted");
         long decodeAborts = family.decode().stat("requests_aborted");
+        if (phase == Phase.DURING_PREFILL) {
+            family.slowPrefill(SLOW_PREFILL);
+        }
         GenerateCall call = start(request(route, id, 400));
 
         switch (phase) {
@@ -69,6 +75,7 @@ class GenerateCancellationTest extends FleetTestSupport {
             case MID_DECODE -> call.awaitTokens(30);
         }
         call.cancel();
+        family.slowPrefill(Duration.ofMillis(EngineFleet.PREFILL_LATENCY_MS));
 
         assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
         assertTrue(call.tokensReceived() < 400, "the stream ran to its end before the cancel");

@@ -68,6 +68,7 @@ class GeneratePeerLossTest extends FleetTestSupport {
     void prefillEngineCrashesWhileItRuns(String route) {
         FamilyEngines family = familyOf(route);
         String id = requestId("prefill-crash");
+        family.slowPrefill(Duration.ofSeconds(3)); // long enough to see it running and crash it, whatever the load
         GenerateCall call = start(request(route, id, 50));
         awaitStat(family.prefill(), "kv_blocks_pinned_now", 1);
         family.prefill().crash(-1);

@@ -76,7 +76,18 @@ public final class FamilyEngines {
         clock.advance(by);
     }
 
-    /** Restarts any routed engine a test crashed and clears every fault. */
+    /**
+     * Makes the prefill engine compute each prefill for this long from now on, so that a test can act while one runs
+     * however slow the machine is. Set on the engine's own event loop, which reads it for every prefill.
+     */
+    public void slowPrefill(Duration compute) {
+        prefill.onContext(() -> {
+            prefill.engineConfig().prefillLatencyMs = compute.toMillis();
+            return null;
+        });
+    }
+
+    /** Restarts any routed engine a test crashed, clears every fault and gives prefills their usual pace. */
     public void heal() {
         for (SimEngine e : routed()) {
             if (!e.isUp()) {
@@ -84,6 +95,7 @@ public final class FamilyEngines {
             }
             e.faults().clear();
         }
+        slowPrefill(Duration.ofMillis(EngineFleet.PREFILL_LATENCY_MS));
     }
 
     void stop() {
