@@ -75,8 +75,8 @@ final class BypassRun implements RunningRequest {
                 .onFailure().recoverWithMulti(f -> {
                     EngineException e = f instanceof EngineException ee ? ee
                             : new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, String.valueOf(f), f);
-                    return relay.done() ? Multi.createFrom().empty()
-                            : Multi.createFrom().item(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
+                    return relay.done() ? Multi.createFrom().empty() : Multi.createFrom().item(
+                            relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
                 })
                 .onTermination().invoke(() -> {
                     decodeSlot.release(failure == null ? null : String.valueOf(failure.getMessage()));

@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public class GenerateOrchestrator {
 
     private static final Logger LOG = Logger.getLogger(GenerateOrchestrator.class);
+
     private final RouteRegistry routes;
     private final SessionService sessions;
     private final LeaseKeeper keeper;

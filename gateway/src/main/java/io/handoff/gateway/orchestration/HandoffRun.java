@@ -19,6 +19,7 @@ import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
@@ -246,7 +247,7 @@ public final class HandoffRun implements RunningRequest {
 
     /** What legs report as held while the client's cancel is handled, until the cancellation records it. */
     private static final class HeldWhileCancelling {
-        private final List<HeldKv> held = new java.util.ArrayList<>();
+        private final List<HeldKv> held = new ArrayList<>();
         private boolean drained;
 
         /** False once the cancellation has recorded what it collected: the caller records it itself. */

@@ -9,11 +9,14 @@ import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.SessionPolicy;
 
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Negotiates a route with its connector: the family must exist, the connector must accept the options, and every
@@ -36,9 +39,9 @@ public final class RouteFactory {
         if (s.prefill().isEmpty() || s.decode().isEmpty()) {
             throw refuse(s, "prefill and decode", "both pools need at least one endpoint");
         }
-        Map<String, java.net.URI> uris = new java.util.HashMap<>();
-        for (Endpoint e : java.util.stream.Stream.concat(s.prefill().stream(), s.decode().stream()).toList()) {
-            java.net.URI other = uris.putIfAbsent(e.name(), e.uri());
+        Map<String, URI> uris = new HashMap<>();
+        for (Endpoint e : Stream.concat(s.prefill().stream(), s.decode().stream()).toList()) {
+            URI other = uris.putIfAbsent(e.name(), e.uri());
             if (other != null && !other.equals(e.uri())) {
                 // cleanup obligations name their engine by endpoint name: one name must mean one engine
                 throw refuse(s, "prefill and decode", "endpoint name '" + e.name() + "' names both " + other

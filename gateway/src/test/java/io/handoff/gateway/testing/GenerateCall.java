@@ -36,7 +36,8 @@ public final class GenerateCall {
 
     public static GenerateCall start(Channel channel, GenerateRequest request) {
         GenerateCall c = new GenerateCall(request);
-        InferenceGrpc.newStub(channel).generate(request, new ClientResponseObserver<GenerateRequest, GenerateResponse>() {
+        InferenceGrpc.newStub(channel).generate(request, new ClientResponseObserver<GenerateRequest,
+                GenerateResponse>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<GenerateRequest> requestStream) {
                 c.call.complete(requestStream);
