@@ -80,8 +80,8 @@ final class BypassRun implements RunningRequest {
                 .onFailure().recoverWithMulti(f -> {
                     EngineException e = f instanceof EngineException ee ? ee
                             : new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, String.valueOf(f), f);
-                    return relay.done() ? Multi.createFrom().empty()
-                            : Multi.createFrom().item(relay.terminalError(e.code(), e.getMessage(), e.retryable()));
+                    return relay.done() ? Multi.createFrom().empty() : Multi.createFrom().item(
+                            relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
                 })
                 .onTermination().invoke(() -> {
                     trace.ended(abortSignal.getNow(null) != null ? "cancelled"

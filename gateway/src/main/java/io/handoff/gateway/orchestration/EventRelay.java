@@ -126,6 +126,15 @@ final class EventRelay {
         return out;
     }
 
+    /**
+     * Whether the client may resend the unchanged request after this failure: only while nothing was relayed. Once
+     * it has events, a resend would answer again what it already has, whatever the failure (the gateway's own
+     * silence timeout and a short stream are "retryable" for the leg, not for the client's request).
+     */
+    boolean retryable(EngineException failure) {
+        return failure.retryable() && !started();
+    }
+
     /** The one terminal EngineError of a failed request; nothing is relayed after it. */
     GenerateResponse terminalError(ErrorCode code, String message, boolean retryable) {
         done = true;

@@ -13,7 +13,9 @@ import io.handoff.gateway.runtime.DrainState;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
+import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.TransferDisposition;
+import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.telemetry.HandoffMetrics;
 import io.handoff.gateway.telemetry.HandoffTracing;
 import io.handoff.gateway.telemetry.RequestTrace;
@@ -23,10 +25,13 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvTransferDisposition;
 import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -37,6 +42,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 @ApplicationScoped
 public class GenerateOrchestrator {
+
+    private static final Logger LOG = Logger.getLogger(GenerateOrchestrator.class);
 
     private final RouteRegistry routes;
     private final SessionService sessions;
@@ -247,7 +254,11 @@ public class GenerateOrchestrator {
             AllocateCommand command = new AllocateCommand(request.getRequestId(), route.settings().model(),
                     request.getRequestId(), Optional.of(style), Optional.of(TransferDisposition.REQUIRED),
                     Optional.of(route.leaseDefault()), com.google.protobuf.Struct.getDefaultInstance(), route.name());
-            return sessions.allocateForGenerate(tenant, command, trace.traceParent())
+            // memoized: a client that goes away during the allocation cancels its wait, not the allocation, whose
+            // session abandoned() then ends
+            Uni<SessionStore.Allocation> allocating = sessions.allocateForGenerate(tenant, command,
+                    trace.traceParent()).memoize().indefinitely();
+            return allocating
                     .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
                     .onItem().transformToMulti(allocation -> {
                         if (!allocation.created()) {
@@ -265,7 +276,8 @@ public class GenerateOrchestrator {
                         if (f instanceof GenerateRefusal r) {
                             refused(route, r, trace);
                         }
-                    });
+                    })
+                    .onCancellation().invoke(() -> abandoned(tenant, reservation, allocating));
         } catch (RuntimeException e) {
             reservation.cancel();
             throw e;
@@ -406,6 +418,27 @@ public class GenerateOrchestrator {
                     f.getMessage());
             default -> refusal(f);
         };
+    }
+
+    /**
+     * The client went away before its request was accepted, while the session was being allocated: what admission
+     * took is given back, and the session the store allocates anyway is ended, so that nothing holds the request id
+     * (a retry would otherwise be refused as a duplicate until the session's lease ran out). Once accepted, this does
+     * nothing: the run ends the session and gives everything back.
+     */
+    private void abandoned(String tenant, Reservation reservation, Uni<SessionStore.Allocation> allocation) {
+        if (reservation.isAccepted()) {
+            return;
+        }
+        reservation.cancel();
+        allocation.subscribe().with(a -> {
+            if (a.created() && !reservation.isAccepted()) {
+                sessions.transition(tenant, a.session().id(), SessionState.CANCELLED,
+                        "the client went away before the request was accepted", OptionalLong.of(a.session().epoch()))
+                        .subscribe().with(t -> { }, f -> LOG.warnf("request %s: session %s not ended: %s",
+                                a.session().requestId(), a.session().id(), f.getMessage()));
+            }
+        }, f -> { });
     }
 
     private static Handoff plan(Route route, GenerateRequest request, ScheduleStyle style, PooledEndpoint prefill,

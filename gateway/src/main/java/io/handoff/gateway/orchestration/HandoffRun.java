@@ -21,6 +21,7 @@ import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
@@ -61,6 +62,8 @@ public final class HandoffRun implements RunningRequest {
     private volatile boolean finishedInPrefill;
     private volatile Throwable prefillFailure;
     private volatile Throwable decodeFailure;
+    private volatile boolean cancelling;
+    private final HeldWhileCancelling heldWhileCancelling = new HeldWhileCancelling();
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
             Runnable onFinish) {
@@ -270,17 +273,51 @@ public final class HandoffRun implements RunningRequest {
 
     private Multi<GenerateResponse> failed(Throwable failure) {
         EngineException e = asEngineFailure(failure);
+        if (cancelling) {
+            // the client went away and cancelled() ends the session: a leg that fails meanwhile (its own native
+            // abort fails it) only reports what its engine still holds, which the cancellation records
+            return heldWhileCancelling.add(e.held()) ? Multi.createFrom().empty()
+                    : recordHeld(e.held()).onItem().transformToMulti(x -> Multi.createFrom().empty());
+        }
         List<GenerateResponse> tail = relay.done() ? List.of()
-                : List.of(relay.terminalError(e.code(), e.getMessage(), e.retryable()));
+                : List.of(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
         return abortLegs()
                 .chain(() -> recordHeld(e.held()))
                 .chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.FAILED, e.getMessage()))
                 .onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
     }
 
+    /**
+     * The client cancelled the call. Aborting a leg natively may fail it, and that failure still reaches
+     * {@link #failed} (the legs are cancelled only once this completes): it must neither end the session as FAILED
+     * nor record its held KV after the session ended, so it is collected and recorded here, before the end.
+     */
     private Uni<Void> cancelled() {
+        cancelling = true;
         String why = "cancelled by the client";
-        return abortLegs().chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.CANCELLED, why));
+        return abortLegs()
+                .chain(() -> recordHeld(heldWhileCancelling.drain()))
+                .chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.CANCELLED, why));
+    }
+
+    /** What legs report as held while the client's cancel is handled, until the cancellation records it. */
+    private static final class HeldWhileCancelling {
+        private final List<HeldKv> held = new ArrayList<>();
+        private boolean drained;
+
+        /** False once the cancellation has recorded what it collected: the caller records it itself. */
+        synchronized boolean add(List<HeldKv> more) {
+            if (drained) {
+                return false;
+            }
+            held.addAll(more);
+            return true;
+        }
+
+        synchronized List<HeldKv> drain() {
+            drained = true;
+            return List.copyOf(held);
+        }
     }
 
     private void finish() {

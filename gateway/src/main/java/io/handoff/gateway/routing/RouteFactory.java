@@ -4,16 +4,20 @@ import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.ConnectorService;
+import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.SessionPolicy;
 import io.handoff.openengine.v1.EngineRole;
 
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Negotiates a route with its connector: the family must exist, the connector must accept the options, and every
@@ -35,6 +39,15 @@ public final class RouteFactory {
         ConnectorService service = service(s);
         if (s.prefill().isEmpty() || s.decode().isEmpty()) {
             throw refuse(s, "prefill and decode", "both pools need at least one endpoint");
+        }
+        Map<String, URI> uris = new HashMap<>();
+        for (Endpoint e : Stream.concat(s.prefill().stream(), s.decode().stream()).toList()) {
+            URI other = uris.putIfAbsent(e.name(), e.uri());
+            if (other != null && !other.equals(e.uri())) {
+                // cleanup obligations name their engine by endpoint name: one name must mean one engine
+                throw refuse(s, "prefill and decode", "endpoint name '" + e.name() + "' names both " + other
+                        + " and " + e.uri());
+            }
         }
         if (!s.styles().contains(s.defaultStyle())) {
             throw refuse(s, "default-style", s.defaultStyle().configName() + " is not among styles "

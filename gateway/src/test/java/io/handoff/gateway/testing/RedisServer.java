@@ -78,6 +78,21 @@ public final class RedisServer implements AutoCloseable {
         stop();
     }
 
+    /** Sends one inline command (e.g. {@code CLIENT PAUSE 3000 WRITE}) and returns the first line of the reply. */
+    public String command(String inline) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write((inline + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] reply = new byte[256];
+            int n = socket.getInputStream().read(reply);
+            return n <= 0 ? "" : new String(reply, 0, n, StandardCharsets.US_ASCII).lines().findFirst().orElse("");
+        } catch (IOException e) {
+            throw new IllegalStateException("redis-server on port " + port + " did not answer " + inline, e);
+        }
+    }
+
     private boolean answersPing() {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(500);

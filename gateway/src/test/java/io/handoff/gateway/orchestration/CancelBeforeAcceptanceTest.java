@@ -1,0 +1,69 @@
+package io.handoff.gateway.orchestration;
+
+import io.grpc.Status;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.testing.FleetRoutes;
+import io.handoff.gateway.testing.StreamingGenerate;
+import io.handoff.gateway.testing.RedisTestResource;
+import io.handoff.gateway.testing.SimulatedFleetProfile;
+import io.handoff.openengine.v1.FinishReason;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+import static io.handoff.gateway.testing.GenerateEvents.assertFinishedOnce;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A client that goes away while its Generate is being admitted (the session store is slow to allocate): what
+ * admission took (the request id on this replica, the route's bulkhead place, the endpoints) is given back, so the
+ * route keeps serving; and the session the store allocates anyway is ended, so the request id runs again at once.
+ */
+@QuarkusTest
+@TestProfile(SimulatedFleetProfile.class)
+class CancelBeforeAcceptanceTest extends FleetTestSupport {
+
+    @Inject
+    LiveRequests live;
+
+    @Inject
+    RouteRegistry routes;
+
+    @Test
+    void aCancelDuringAdmissionGivesBackWhatAdmissionTook() {
+        Route route = routes.named(FleetRoutes.VLLM_CONTEXT_FIRST).orElseThrow();
+        String id = requestId("cancel-admission");
+        long engineRequests = fleet().requestsTotal();
+
+        // the store answers no write until unpaused: the allocation of the session waits
+        assertEquals("+OK", RedisTestResource.server().command("CLIENT PAUSE 10000 WRITE"));
+        StreamingGenerate call;
+        try {
+            call = start(request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 8));
+            Awaitility.await("the request id is claimed").atMost(StreamingGenerate.WAIT)
+                    .until(() -> !live.find(SimulatedFleetProfile.TENANT, id).isEmpty());
+            assertEquals(1, route.inFlight().get());
+            call.cancel();
+            assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
+        } finally {
+            RedisTestResource.server().command("CLIENT UNPAUSE");
+        }
+
+        Awaitility.await("admission gave back what it took").atMost(StreamingGenerate.WAIT).until(() ->
+                live.find(SimulatedFleetProfile.TENANT, id).isEmpty() && route.inFlight().get() == 0
+                        && route.prefill().member("prefill-0").orElseThrow().outstanding() == 0
+                        && route.decode().member("decode-0").orElseThrow().outstanding() == 0);
+        assertEquals(engineRequests, fleet().requestsTotal(), "no engine was contacted");
+
+        // the session the store allocated after the client left is ended: the request id runs again at once
+        Session abandoned = sessions.awaitOne(id, "ended", Session::isTerminal);
+        assertEquals(SessionState.CANCELLED, abandoned.state(), abandoned.terminalReason());
+        assertFinishedOnce(run(request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 8)), id, FinishReason.FINISH_REASON_LENGTH);
+        assertEquals(2, sessions.of(id).size());
+    }
+}

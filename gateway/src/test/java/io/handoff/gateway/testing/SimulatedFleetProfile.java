@@ -1,0 +1,32 @@
+package io.handoff.gateway.testing;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one profile of every Generate test, so that Quarkus starts once for all of them: routes to in-process
+ * simulators of vLLM, SGLang and TensorRT-LLM ({@link FleetRoutes}), sessions in a private redis-server, auth off
+ * (every caller is the default tenant), and no timers: the tests tick the lease keeper and sweep the reaper
+ * themselves, after moving the {@link MutableClock}.
+ */
+public class SimulatedFleetProfile implements QuarkusTestProfile {
+
+    public static final String TENANT = "default";
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of(
+                "handoff.demo.enabled", "false",
+                "handoff.orchestration.keepalive-enabled", "false",
+                "handoff.reaper.enabled", "false",
+                "handoff.store.redis.timeout", "2s");
+    }
+
+    @Override
+    public List<TestResourceEntry> testResources() {
+        return List.of(new TestResourceEntry(RedisTestResource.class),
+                new TestResourceEntry(SimulatedFleetResource.class));
+    }
+}
