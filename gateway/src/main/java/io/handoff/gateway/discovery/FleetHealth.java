@@ -53,9 +53,11 @@ public class FleetHealth {
     private final GenerateOrchestrator orchestrator;
     private final DiscoveryConfig config;
     private final ControlMetrics metrics;
+    private final FleetSampler sampler;
 
     public FleetHealth(RouteRegistry routes, SessionStore store, DrainState drain, GenerateOrchestrator orchestrator,
-            DiscoveryConfig config, ControlMetrics metrics) {
+            DiscoveryConfig config, ControlMetrics metrics, FleetSampler sampler) {
+        this.sampler = sampler;
         this.routes = routes;
         this.store = store;
         this.drain = drain;
@@ -163,11 +165,15 @@ public class FleetHealth {
         List<HealthCheck> endpoints = new ArrayList<>();
         int up = 0;
         for (PooledEndpoint m : members.members()) {
-            boolean admits = m.breaker().admits();
+            // out when its breaker is open, or when its last probe failed even before the breaker's threshold
+            var lastSample = sampler.sample(route.name(), pool, m.endpoint().name())
+                    .map(FleetSampler.EndpointSample::status).filter(st -> !st.healthy());
+            boolean admits = m.breaker().admits() && lastSample.isEmpty();
             if (admits) {
                 up++;
             }
-            String why = m.breaker().lastFailure();
+            String why = lastSample.map(st -> "its last probe failed: " + st.detail())
+                    .orElse(m.breaker().lastFailure());
             endpoints.add(check("route/" + route.name() + "/" + pool + "/" + m.endpoint().name(),
                     admits ? HealthState.HEALTH_STATE_READY : HealthState.HEALTH_STATE_NOT_READY,
                     admits ? m.endpoint().uri() + " takes traffic"

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>The first sample runs when the gateway starts: it is the observed half of negotiation (the configured half is
  * {@code RouteFactory}). An endpoint that answers as the wrong role or does not serve the route's model is tripped
  * with a message saying so, and stays out while later samples find the same; an endpoint that merely does not answer
- * is tripped too, but never stops the start. A healthy sample closes a breaker once its open period has passed.
+ * counts as one failure against its breaker (which opens at its threshold), and never stops the start. A healthy sample closes a breaker once its open period has passed.
  */
 @ApplicationScoped
 public class FleetSampler {
@@ -149,8 +149,14 @@ public class FleetSampler {
                         member.endpoint().name());
             }
         } else {
-            member.breaker().trip(status.detail());
             Optional<String> kind = EndpointVerdict.kindOf(status.detail());
+            if (kind.isPresent()) {
+                member.breaker().trip(status.detail());
+            } else {
+                // a probe that failed once (a slow answer on a loaded host) is one failure, not a verdict: the
+                // breaker opens after its threshold, as for failed legs
+                member.breaker().failed(status.detail());
+            }
             if (kind.isPresent() && !kind.get().equals(mismatches.put(key, kind.get()))) {
                 metrics.mismatch(route.name(), pool, kind.get());
                 LOG.errorf("route %s: %s endpoint %s is marked unhealthy: %s", route.name(), pool,

@@ -286,7 +286,8 @@ public class GenerateOrchestrator {
 
     private Multi<GenerateResponse> run(Reservation reservation, LiveRequests.RequestHandle handle,
             Admission admission) {
-        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), reservation::leave);
+        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics,
+                reservation::leave);
         keeper.keep(admission.tenant(), admission.session().id(), admission.session().lease(), run::sessionLost);
         handle.attach(run);
         reservation.accepted();

@@ -48,6 +48,7 @@ public final class HandoffRun implements RunningRequest {
     private final SessionService sessions;
     private final LeaseKeeper keeper;
     private final Runnable onFinish;
+    private final io.handoff.gateway.telemetry.HandoffMetrics metrics;
     private final Duration abortTimeout;
     private final EventRelay relay;
     private final RequestTrace trace;
@@ -66,7 +67,8 @@ public final class HandoffRun implements RunningRequest {
     private final HeldWhileCancelling heldWhileCancelling = new HeldWhileCancelling();
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
-            Runnable onFinish) {
+            io.handoff.gateway.telemetry.HandoffMetrics metrics, Runnable onFinish) {
+        this.metrics = metrics;
         this.admission = admission;
         this.route = admission.route();
         this.connector = route.connector();
@@ -402,6 +404,7 @@ public final class HandoffRun implements RunningRequest {
                 .invoke(t -> {
                     epoch = t.session().epoch();
                     endedAs = state;
+                    metrics.ended(route.name(), state.name());
                     trace.session(t.session(), handoff.prefill(), handoff.decode());
                     REQUESTS.infof("request %s on route %s (%s, %s): prefill %s, decode %s; session %s %s at epoch %d",
                             requestId(), route.name(), admission.legs() == Admission.Legs.BOTH

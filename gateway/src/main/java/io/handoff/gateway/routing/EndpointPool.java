@@ -51,22 +51,28 @@ public final class EndpointPool {
     public Optional<PooledEndpoint> acquire(Set<Endpoint> exclude) {
         probeRecovered();
         int n = members.size();
-        int start = Math.floorMod(turn.getAndIncrement(), n);
-        PooledEndpoint best = null;
-        for (int i = 0; i < n; i++) {
-            PooledEndpoint candidate = members.get((start + i) % n);
-            if (exclude.contains(candidate.endpoint()) || !candidate.breaker().admits()
-                    || candidate.outstanding() >= maxOutstanding) {
-                continue;
+        // a race can fill the chosen endpoint between the choice and the count: then choose again among the rest
+        for (int attempt = 0; attempt < n; attempt++) {
+            int start = Math.floorMod(turn.getAndIncrement(), n);
+            PooledEndpoint best = null;
+            for (int i = 0; i < n; i++) {
+                PooledEndpoint candidate = members.get((start + i) % n);
+                if (exclude.contains(candidate.endpoint()) || !candidate.breaker().admits()
+                        || candidate.outstanding() >= maxOutstanding) {
+                    continue;
+                }
+                if (best == null || candidate.outstanding() < best.outstanding()) {
+                    best = candidate;
+                }
             }
-            if (best == null || candidate.outstanding() < best.outstanding()) {
-                best = candidate;
+            if (best == null) {
+                return Optional.empty();
+            }
+            if (best.tryAcquire(maxOutstanding)) {
+                return Optional.of(best);
             }
         }
-        if (best != null) {
-            best.acquire();
-        }
-        return Optional.ofNullable(best);
+        return Optional.empty();
     }
 
     /** Whether some endpoint would be chosen now. */

@@ -28,8 +28,17 @@ public final class PooledEndpoint {
         return outstanding.get();
     }
 
-    void acquire() {
-        outstanding.incrementAndGet();
+    /** Counts one request if the endpoint is below {@code limit}; one atomic step, so the limit holds under races. */
+    boolean tryAcquire(int limit) {
+        while (true) {
+            int now = outstanding.get();
+            if (now >= limit) {
+                return false;
+            }
+            if (outstanding.compareAndSet(now, now + 1)) {
+                return true;
+            }
+        }
     }
 
     /** Gives the place back for a request that was refused before it reached the endpoint: no verdict on it. */

@@ -18,7 +18,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -85,10 +84,7 @@ class FleetHealthTest extends ControlPlaneTest {
         } finally {
             decode.restart();
         }
-        sampler.sampleNow().await().indefinitely();
-        // the breaker keeps the endpoint out for its open period, then a healthy sample brings it back
-        assertEquals(HealthState.HEALTH_STATE_NOT_READY, check(health(), "route/trtllm").getState());
-        clock.advance(Duration.ofSeconds(11));
+        // one failed probe is one failure against the breaker, not a verdict: the next healthy sample brings it back
         sampler.sampleNow().await().indefinitely();
         HealthResponse back = health();
         assertEquals(HealthState.HEALTH_STATE_READY, check(back, "route/trtllm/decode/d-0").getState());

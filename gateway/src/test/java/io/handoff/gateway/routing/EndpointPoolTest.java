@@ -108,9 +108,9 @@ class EndpointPoolTest {
     @Test
     void theLeastOutstandingEndpointIsChosenWhateverTheTurn() {
         EndpointPool pool = pool(10, "a", "b", "c");
-        pool.member("a").orElseThrow().acquire();
-        pool.member("a").orElseThrow().acquire();
-        pool.member("c").orElseThrow().acquire();
+        pool.member("a").orElseThrow().tryAcquire(Integer.MAX_VALUE);
+        pool.member("a").orElseThrow().tryAcquire(Integer.MAX_VALUE);
+        pool.member("c").orElseThrow().tryAcquire(Integer.MAX_VALUE);
         assertEquals("b", take(pool));
         assertEquals("b", take(pool), "b (1) and c (1) tie; the turn falls on b");
         assertEquals("c", take(pool));
@@ -136,17 +136,17 @@ class EndpointPoolTest {
         EndpointPool pool = pool(10, "a", "b");
         PooledEndpoint a = pool.member("a").orElseThrow();
         for (int i = 0; i < 2; i++) {
-            a.acquire();
+            a.tryAcquire(Integer.MAX_VALUE);
             a.release("refused");
         }
-        a.acquire();
+        a.tryAcquire(Integer.MAX_VALUE);
         a.release(null); // a success in between: failures count only when consecutive
         for (int i = 0; i < 2; i++) {
-            a.acquire();
+            a.tryAcquire(Integer.MAX_VALUE);
             a.release("refused");
         }
         assertEquals(EndpointBreaker.State.CLOSED, a.breaker().state());
-        a.acquire();
+        a.tryAcquire(Integer.MAX_VALUE);
         a.release("refused");
         assertEquals(EndpointBreaker.State.OPEN, a.breaker().state());
         assertEquals("refused", a.breaker().lastFailure());
