@@ -16,7 +16,7 @@
 #
 # Usage: benchmarks/run-generate-benchmark.sh [--build] [--store memory|redis] [driver options...]
 #   Driver options are passed after these defaults (a later value wins):
-#     --mode both --concurrency 64 --max-tokens 64 --warmup-seconds 60 --seconds 10 --rounds 3 --latency-seconds 10
+#     --mode both --concurrency 64 --max-tokens 64 --warmup-seconds 120 --seconds 10 --rounds 3 --latency-seconds 10
 #   --token-interval-ms N and --prefill-latency-ms N also configure the simulators (default 0: as fast as they can).
 #   e.g. benchmarks/run-generate-benchmark.sh --store redis --concurrency 32
 #
@@ -25,6 +25,7 @@
 #   GATEWAY_JAVA_OPTS  extra JVM options for the gateway (default: none)
 #   DRIVER_JAVA_OPTS   extra JVM options for the driver (default: none)
 #   SIM_JAVA_OPTS      extra JVM options for the simulators (default: none)
+#   SIM_ARGS           extra simulator options, e.g. "--abort-request-timeout-ms 20000" (default: none)
 #   BENCH_TIMEOUT      hard limit in seconds for the driver (default 900)
 #   KEEP_LOGS=1        keep the run directory (simulator/gateway/redis logs, top samples) even when the run passed
 set -euo pipefail
@@ -128,11 +129,28 @@ free_port() {
   return 1
 }
 
+# CPU seconds of each thread of a process since it started, busiest first, summed by thread name with its
+# number dropped (so the event loops, the JIT compilers and the GC threads each show as one line).
+thread_cpu() { # pid name
+  local pid="$1" name="$2" hz
+  hz="$(getconf CLK_TCK)"
+  echo "$name threads, CPU seconds since start (user+system, from /proc/$pid/task/*/stat):"
+  for task in /proc/"$pid"/task/*; do
+    # comm may hold spaces: take the fields after the last ')'; utime and stime are the 12th and 13th of those
+    local stat rest
+    stat="$(cat "$task/stat" 2>/dev/null)" || continue
+    rest="${stat##*) }"
+    printf '%s\t%s\n' "$(sed -E 's/[-#]?[0-9]+$//' "$task/comm")" "$(awk '{ print $12 + $13 }' <<<"$rest")"
+  done | awk -F'\t' -v hz="$hz" '{ t[$1] += $2; all += $2 }
+      END { for (n in t) if (t[n] > 0) printf "  %8.1f  %5.1f%%  %s\n", t[n] / hz, 100 * t[n] / all, n }' \
+    | sort -rn | head -12
+}
+
 # --- Simulators: vLLM prefill + decode in one process; port 0 lets each listener take a free port, and the fleet
 # prints "vllm prefill http://127.0.0.1:N ..." / "vllm decode ..." once it is up ---
 # shellcheck disable=SC2086
 java ${SIM_JAVA_OPTS:-} -cp "$BENCH_JAR" io.handoff.simulator.SimulatorMain --fleet --families vllm --port 0 \
-  --model "$MODEL" --token-interval-ms "$TOKEN_INTERVAL" --prefill-latency-ms "$PREFILL_LATENCY" \
+  --model "$MODEL" --token-interval-ms "$TOKEN_INTERVAL" --prefill-latency-ms "$PREFILL_LATENCY" ${SIM_ARGS:-} \
   >"$RUN_DIR/simulators.log" 2>&1 &
 SIM_PID=$!
 PREFILL_URL=""
@@ -191,7 +209,7 @@ WATCH=(--watch "gateway=$GATEWAY_PID" --watch "simulators=$SIM_PID")
 if [[ -n "$REDIS_PID" ]]; then WATCH+=(--watch "redis=$REDIS_PID"); fi
 DRIVER_ARGS=(--gateway "127.0.0.1:$GATEWAY_PORT" --prefill "$PREFILL_URL" --decode "$DECODE_URL" --model "$MODEL"
   --store "$STORE" "${WATCH[@]}"
-  --mode both --concurrency 64 --max-tokens 64 --warmup-seconds 60 --seconds 10 --rounds 3 --latency-seconds 10
+  --mode both --concurrency 64 --max-tokens 64 --warmup-seconds 120 --seconds 10 --rounds 3 --latency-seconds 10
   ${ARGS[@]+"${ARGS[@]}"})
 echo "command: benchmarks/run-generate-benchmark.sh --store $STORE${ARGS[*]+ ${ARGS[*]}}"
 # shellcheck disable=SC2086
@@ -226,6 +244,10 @@ set -e
 DRIVER_PID=""
 wait "$SAMPLER_PID" 2>/dev/null || true
 SAMPLER_PID=""
+
+echo
+thread_cpu "$GATEWAY_PID" gateway || true
+thread_cpu "$SIM_PID" simulators || true
 
 if [[ -s "$RUN_DIR/top.log" ]]; then
   echo

@@ -105,6 +105,7 @@ final class ClosedLoop {
                 return;
             }
             completedTotal.incrementAndGet();
+            tally.ended.incrementAndGet();
             if (recording) {
                 tally.ttft.record(firstToken - start);
                 tally.total.record(end - start);
@@ -119,6 +120,7 @@ final class ClosedLoop {
                 return;
             }
             tally.errors.add(operation, cause);
+            tally.ended.incrementAndGet();
             next();
         }
     }

@@ -7,6 +7,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
 
 import java.net.URI;
 import java.util.List;
@@ -64,34 +65,38 @@ final class DirectLegs implements Target {
         body.put("max_tokens", 1);
         body.put("stream", false);
         body.set("kv_transfer_params", parse(PREFILL_PARAMS));
-        client.request(StreamedCompletion.post(prefill, requestId).putHeader("Accept", "application/json"))
-                .compose(request -> request.send(Buffer.buffer(write(body))))
-                .compose(response -> response.body().map(answer -> {
-                    if (response.statusCode() != 200) {
-                        throw new IllegalStateException("HTTP " + response.statusCode() + ": "
-                                + StreamedCompletion.abbreviate(answer.toString()));
-                    }
-                    return answer;
-                }))
-                .onComplete(ar -> {
-                    if (ar.failed()) {
-                        listener.failed("prefill leg", ar.cause());
+        StreamedCompletion.exchange(client, StreamedCompletion.post(prefill, requestId)
+                .putHeader("Accept", "application/json"), write(body), head -> {
+                    if (head.failed()) {
+                        listener.failed("prefill leg", head.cause());
                         return;
                     }
-                    ObjectNode params;
-                    try {
-                        params = producerParams(parse(ar.result().toString()));
-                    } catch (RuntimeException e) {
-                        listener.failed("prefill leg", e);
-                        return;
-                    }
-                    ObjectNode decodeBody = common(prompt);
-                    decodeBody.put("stream", true);
-                    decodeBody.putObject("stream_options").put("include_usage", true);
-                    decodeBody.set("kv_transfer_params", params);
-                    StreamedCompletion.send(client, StreamedCompletion.post(decode, requestId), write(decodeBody),
-                            maxTokens, "decode leg", listener);
+                    HttpClientResponse response = head.result();
+                    response.body().onComplete(answer -> {
+                        if (answer.failed()) {
+                            listener.failed("prefill leg", answer.cause());
+                            return;
+                        }
+                        ObjectNode params;
+                        try {
+                            params = producerParams(response.statusCode(), answer.result());
+                        } catch (RuntimeException e) {
+                            listener.failed("prefill leg", e);
+                            return;
+                        }
+                        decode(requestId, prompt, params, listener);
+                    });
                 });
+    }
+
+    /** The second leg, streamed, with the producer's parameters. */
+    private void decode(String requestId, String prompt, ObjectNode params, Listener listener) {
+        ObjectNode body = common(prompt);
+        body.put("stream", true);
+        body.putObject("stream_options").put("include_usage", true);
+        body.set("kv_transfer_params", params);
+        StreamedCompletion.send(client, StreamedCompletion.post(decode, requestId), write(body), maxTokens,
+                "decode leg", listener);
     }
 
     /** The fields both legs share, in the connector's order. */
@@ -104,7 +109,12 @@ final class DirectLegs implements Target {
         return body;
     }
 
-    private ObjectNode producerParams(JsonNode answer) {
+    private ObjectNode producerParams(int status, Buffer bytes) {
+        if (status != 200 || bytes.length() == 0) {
+            throw new IllegalStateException("HTTP " + status + ", " + bytes.length() + " bytes: "
+                    + StreamedCompletion.abbreviate(bytes.toString()));
+        }
+        JsonNode answer = parse(bytes.toString());
         JsonNode params = answer.get("kv_transfer_params");
         if (params == null || !params.isObject()) {
             throw new IllegalStateException("the prefill answered no kv_transfer_params: "

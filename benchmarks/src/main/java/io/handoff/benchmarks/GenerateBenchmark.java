@@ -126,6 +126,15 @@ public final class GenerateBenchmark {
 
         GenerateReport report = new GenerateReport(o, targets, load, latency, latencyCores, warmTrace);
         report.print();
+        System.out.println();
+        StringBuilder sent = new StringBuilder("requests over the whole run (probe, warm-up, settle and drain"
+                + " included; to divide a process's CPU since its start by):");
+        for (Target t : targets) {
+            long n = everyTally.stream().filter(tally -> tally.target == t).mapToLong(tally -> tally.ended.get())
+                    .sum() + 1; // and the probe
+            sent.append(String.format("  %s %d", t.key(), n));
+        }
+        System.out.println(sent);
 
         System.out.println();
         System.out.println("simulators after the run (every request drained):");

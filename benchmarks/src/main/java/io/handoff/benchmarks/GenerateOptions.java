@@ -33,7 +33,7 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
             "  --mode grpc|http|both     gateway fronts measured against direct         [both]",
             "  --concurrency N           requests in flight in each load phase          [64]",
             "  --max-tokens N            output tokens per request                      [64]",
-            "  --warmup-seconds N        unrecorded load first, cycling the targets     [60]",
+            "  --warmup-seconds N        unrecorded load first, cycling the targets     [120]",
             "  --seconds N               measured seconds of each load phase            [10]",
             "  --requests N              measure each load phase for N requests instead of --seconds",
             "  --rounds N                load phases per target, order rotated each round [3]",
@@ -53,7 +53,7 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
         Mode mode = Mode.BOTH;
         int concurrency = 64;
         int maxTokens = 64;
-        double warmup = 60;
+        double warmup = 120;
         double seconds = 10;
         long requests = 0;
         int rounds = 3;

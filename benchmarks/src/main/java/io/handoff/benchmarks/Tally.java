@@ -16,6 +16,8 @@ final class Tally {
     final LatencyRecorder ttft;
     final LatencyRecorder total;
     final ErrorLog errors;
+    /** Every request of this tally that ended, recorded or not (warm-up, settle and drain included). */
+    final java.util.concurrent.atomic.AtomicLong ended = new java.util.concurrent.atomic.AtomicLong();
     private final List<Double> rates = new ArrayList<>();
     private final Map<String, Double> coreSeconds = new LinkedHashMap<>();
     private double seconds;
