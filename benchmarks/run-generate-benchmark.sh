@@ -246,6 +246,10 @@ wait "$SAMPLER_PID" 2>/dev/null || true
 SAMPLER_PID=""
 
 echo
+# Sessions the gateway still holds (live and tombstones), from its own gauges (refreshed every 10 s).
+echo "gateway sessions held at the end (handoff_sessions gauges):" \
+  "$(curl -s "http://127.0.0.1:$GATEWAY_PORT/q/metrics" | awk '/^handoff_sessions\{/ && $NF > 0 {
+      match($0, /state="[A-Z_]+"/); printf "%s %d  ", substr($0, RSTART + 7, RLENGTH - 8), $NF }')"
 thread_cpu "$GATEWAY_PID" gateway || true
 thread_cpu "$SIM_PID" simulators || true
 
