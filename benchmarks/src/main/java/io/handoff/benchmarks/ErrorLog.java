@@ -30,6 +30,10 @@ final class ErrorLog {
         }
     }
 
+    String phase() {
+        return phase;
+    }
+
     long count() {
         return count.get();
     }

@@ -224,24 +224,7 @@ public final class SessionLifecycleBenchmark {
         List<String[]> all = new ArrayList<>();
         all.add(new String[] {"operation", "count", "p50 ms", "p99 ms", "max ms"});
         all.addAll(rows);
-        int[] width = new int[5];
-        for (String[] r : all) {
-            for (int i = 0; i < r.length; i++) {
-                width[i] = Math.max(width[i], r[i].length());
-            }
-        }
-        for (int n = 0; n < all.size(); n++) {
-            String[] r = all.get(n);
-            StringBuilder line = new StringBuilder("  ");
-            line.append(String.format("%-" + width[0] + "s", r[0]));
-            for (int i = 1; i < r.length; i++) {
-                line.append("  ").append(String.format("%" + width[i] + "s", r[i]));
-            }
-            System.out.println(line);
-            if (n == 0) {
-                System.out.println("  " + "-".repeat(line.length() - 2));
-            }
-        }
+        Table.print(all);
     }
 
     private static String commandLine(String[] args) {

@@ -1,0 +1,263 @@
+package io.handoff.benchmarks;
+
+import io.vertx.core.Vertx;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Load driver for orchestrated handoffs through the gateway next to the same two vLLM legs sent straight to the
+ * simulated engines, in one run: gRPC {@code Generate} (issue 4) and streamed {@code /v1/completions} (issue 6).
+ *
+ * <p>Order of a run: one probe request per target; a warm-up of unrecorded load that cycles through the targets in
+ * slices of at most 5 s (the gateway's JIT needs tens of seconds); then {@code --rounds} rounds of load phases, one
+ * per target at {@code --concurrency}, the order rotated each round so that drift in the machine's load (other work
+ * shares it) falls on every target alike; each phase starts unrecorded for {@code --settle-seconds} and drains before
+ * the next, so targets never overlap. Last, one request in flight with the targets taking turns request by request,
+ * which is where the gateway's own added latency shows: under a closed loop at high concurrency, latency is
+ * concurrency / throughput (Little's law), so there the added latency is the throughput gap in another form.
+ */
+public final class GenerateBenchmark {
+
+    static final double AIM_THROUGHPUT_RATIO = 0.70;
+    static final double AIM_ADDED_P50_MS = 1.0;
+    private static final Duration SLICE = Duration.ofSeconds(5);
+    private static final Duration DRAIN = Duration.ofSeconds(60);
+    /** About 75 prompt tokens for the simulator's tokenizer; the request number is appended to each. */
+    static final String PROMPT = "Explain, step by step and for a reader who has never seen a data centre, how a"
+            + " large language model serves one request when the work of reading the prompt and the work of writing"
+            + " the answer run on two different machines, and what has to travel between them";
+
+    private final GenerateOptions o;
+    private final Vertx vertx;
+    private final List<Target> targets;
+    private final List<Tally> everyTally = new ArrayList<>();
+
+    private GenerateBenchmark(GenerateOptions o, Vertx vertx, List<Target> targets) {
+        this.o = o;
+        this.vertx = vertx;
+        this.targets = targets;
+    }
+
+    public static void main(String[] args) throws Exception {
+        GenerateOptions options;
+        try {
+            options = GenerateOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.exit(run(options, ProcessHandle.current().info().commandLine()
+                .orElseGet(() -> "java -cp handoff-benchmarks.jar " + GenerateBenchmark.class.getName() + " "
+                        + String.join(" ", args))));
+    }
+
+    static int run(GenerateOptions o, String commandLine) throws Exception {
+        Locale.setDefault(Locale.ROOT);
+        System.out.println("== Handoff Generate benchmark: through the gateway vs the two vLLM legs direct ==");
+        System.out.println("command: " + commandLine);
+        System.out.printf("machine: %d CPUs, Java %s (%s)%n", Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), System.getProperty("java.vm.name"));
+        System.out.printf("gateway: %s (%s store)   prefill: %s   decode: %s   model: %s%n", o.gateway(), o.store(),
+                o.prefill(), o.decode(), o.model());
+        System.out.printf("requests: %d output tokens, simulator token interval %d ms, prefill latency %d ms%n",
+                o.maxTokens(), o.tokenIntervalMs(), o.prefillLatencyMs());
+        Vertx vertx = Vertx.vertx();
+        List<Target> targets = new ArrayList<>();
+        try {
+            // one pooled connection per stream in flight, as the gateway's own connector client allows
+            int pool = o.concurrency() + 16;
+            targets.add(new DirectLegs(vertx, o.prefill(), o.decode(), o.model(), o.maxTokens(), pool));
+            if (o.mode().grpc()) {
+                targets.add(new GatewayGrpc(o.gateway(), o.channels(), o.model(), o.maxTokens()));
+            }
+            if (o.mode().http()) {
+                targets.add(new GatewayHttp(vertx, o.gatewayHttp(), o.model(), o.maxTokens(), pool));
+            }
+            return new GenerateBenchmark(o, vertx, targets).measure();
+        } finally {
+            targets.forEach(Target::close);
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private int measure() throws Exception {
+        for (Target t : targets) {
+            String problem = probe(t);
+            if (problem != null) {
+                System.out.println("probe: " + t.name() + " did not complete a request: " + problem);
+                return 1;
+            }
+        }
+        System.out.println();
+        System.out.printf("warm-up: %.0f s, concurrency %d, targets in turn for at most %d s each%n",
+                o.warmup().toMillis() / 1000.0, o.concurrency(), SLICE.toSeconds());
+        List<String> warmTrace = warmUp();
+
+        System.out.println();
+        System.out.printf("load: %d round(s), concurrency %d, each phase %.1f s unrecorded then %s%n", o.rounds(),
+                o.concurrency(), o.settle().toMillis() / 1000.0, o.requests() > 0 ? o.requests() + " requests"
+                        : String.format("%.1f s", o.seconds().toMillis() / 1000.0));
+        Map<Target, Tally> load = tallies("load");
+        int drainFailures = 0;
+        for (int round = 0; round < o.rounds(); round++) {
+            for (int k = 0; k < targets.size(); k++) {
+                Target t = targets.get((k + round) % targets.size());
+                if (!loadWindow(load.get(t), round)) {
+                    drainFailures++;
+                }
+            }
+        }
+
+        Map<Target, Tally> latency = null;
+        Map<String, Double> latencyCores = Map.of();
+        if (!o.latency().isZero()) {
+            latency = tallies("one in flight");
+            latencyCores = oneInFlight(latency);
+        }
+
+        GenerateReport report = new GenerateReport(o, targets, load, latency, latencyCores, warmTrace);
+        report.print();
+        System.out.println();
+        StringBuilder sent = new StringBuilder("requests over the whole run (probe, warm-up, settle and drain"
+                + " included; to divide a process's CPU since its start by):");
+        for (Target t : targets) {
+            long n = everyTally.stream().filter(tally -> tally.target == t).mapToLong(tally -> tally.ended.get())
+                    .sum() + 1; // and the probe
+            sent.append(String.format("  %s %d", t.key(), n));
+        }
+        System.out.println(sent);
+
+        System.out.println();
+        System.out.println("simulators after the run (every request drained):");
+        List<String> engineProblems = new ArrayList<>(EngineCheck.check(vertx, "prefill", o.prefill()));
+        engineProblems.addAll(EngineCheck.check(vertx, "decode", o.decode()));
+
+        long errors = everyTally.stream().mapToLong(t -> t.errors.count()).sum();
+        System.out.println();
+        System.out.printf("errors (warm-up, measured, drain) = %d%s%n", errors,
+                drainFailures == 0 ? "" : "   (" + drainFailures + " phase(s) did not drain in " + DRAIN.toSeconds()
+                        + " s)");
+        for (Tally t : everyTally) {
+            t.errors.kept().forEach(e -> System.out.println("  error (" + t.errors.phase() + "): " + e));
+        }
+        engineProblems.forEach(p -> System.out.println("  simulator check failed: " + p));
+        System.out.println();
+        System.out.println(report.resultLine(errors));
+        return errors == 0 && drainFailures == 0 && engineProblems.isEmpty() ? 0 : 1;
+    }
+
+    private Map<Target, Tally> tallies(String phase) {
+        Map<Target, Tally> out = new LinkedHashMap<>();
+        for (Target t : targets) {
+            Tally tally = new Tally(t, phase);
+            out.put(t, tally);
+            everyTally.add(tally);
+        }
+        return out;
+    }
+
+    /** One request, waited for; answers null or what went wrong, so a misconfigured run stops at once. */
+    private static String probe(Target t) throws Exception {
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        t.send("bench-probe-" + t.key() + "-" + System.nanoTime(), PROMPT, new Target.Listener() {
+            @Override
+            public void firstToken() {
+            }
+
+            @Override
+            public void completed() {
+                outcome.complete(null);
+            }
+
+            @Override
+            public void failed(String operation, Throwable cause) {
+                outcome.complete(operation + ": " + cause);
+            }
+        });
+        return outcome.get(90, TimeUnit.SECONDS);
+    }
+
+    /** Unrecorded load, the targets in turn; answers the rate of each slice, to show when the JIT settled. */
+    private List<String> warmUp() throws InterruptedException {
+        Map<Target, Tally> warm = tallies("warm-up");
+        List<String> trace = new ArrayList<>();
+        long until = System.nanoTime() + o.warmup().toNanos();
+        for (int i = 0; System.nanoTime() < until; i++) {
+            Tally tally = warm.get(targets.get(i % targets.size()));
+            long slice = Math.min(SLICE.toNanos(), until - System.nanoTime());
+            ClosedLoop loop = new ClosedLoop(o.concurrency(), () -> tally, PROMPT);
+            long start = System.nanoTime();
+            loop.start();
+            TimeUnit.NANOSECONDS.sleep(slice);
+            long done = loop.completedTotal();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (!loop.stop(DRAIN)) {
+                tally.errors.add("warm-up drain", new IllegalStateException("requests still in flight after "
+                        + DRAIN.toSeconds() + " s"));
+            }
+            trace.add(String.format("%s %.0f", tally.target.key(), done / seconds));
+        }
+        return trace;
+    }
+
+    /** One measured load phase of one target; answers false if its requests did not drain. */
+    private boolean loadWindow(Tally tally, int round) throws InterruptedException {
+        ClosedLoop loop = new ClosedLoop(o.concurrency(), () -> tally, PROMPT);
+        loop.start();
+        TimeUnit.NANOSECONDS.sleep(o.settle().toNanos());
+        CpuWatch cpu = new CpuWatch(o.watch());
+        cpu.start();
+        long start = System.nanoTime();
+        loop.recording(true);
+        if (o.requests() > 0) {
+            long limit = start + TimeUnit.MINUTES.toNanos(10);
+            while (loop.completedWhileRecording() < o.requests() && System.nanoTime() < limit) {
+                TimeUnit.MILLISECONDS.sleep(1);
+            }
+        } else {
+            TimeUnit.NANOSECONDS.sleep(o.seconds().toNanos());
+        }
+        loop.recording(false);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Map<String, Double> cores = cpu.stop();
+        long requests = loop.completedWhileRecording();
+        boolean drained = loop.stop(DRAIN);
+        tally.window(seconds, requests, cores);
+        System.out.printf("  round %d/%d  %-30s %7.0f req/s  (%d requests in %.1f s; errors so far %d)%n",
+                round + 1, o.rounds(), tally.target.name(), requests / seconds, requests, seconds,
+                tally.errors.count());
+        return drained;
+    }
+
+    /** One request in flight, the targets taking turns request by request; answers the CPU of the window. */
+    private Map<String, Double> oneInFlight(Map<Target, Tally> tallies) throws InterruptedException {
+        AtomicLong turn = new AtomicLong();
+        ClosedLoop loop = new ClosedLoop(1, () -> tallies.get(targets.get((int) (turn.getAndIncrement()
+                % targets.size()))), PROMPT);
+        loop.start();
+        TimeUnit.NANOSECONDS.sleep(Math.max(o.settle().toNanos(), TimeUnit.SECONDS.toNanos(1)));
+        CpuWatch cpu = new CpuWatch(o.watch());
+        cpu.start();
+        long start = System.nanoTime();
+        loop.recording(true);
+        TimeUnit.NANOSECONDS.sleep(o.latency().toNanos());
+        loop.recording(false);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Map<String, Double> cores = cpu.stop();
+        if (!loop.stop(DRAIN)) {
+            tallies.values().iterator().next().errors.add("drain", new IllegalStateException(
+                    "the one-in-flight request did not end"));
+        }
+        tallies.values().forEach(t -> t.window(seconds, t.total.summary().count(), Map.of()));
+        return cores;
+    }
+}

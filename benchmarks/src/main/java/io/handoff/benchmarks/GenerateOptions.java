@@ -1,0 +1,141 @@
+package io.handoff.benchmarks;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Command-line options of {@link GenerateBenchmark}. */
+record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mode mode, int concurrency,
+        int maxTokens, Duration warmup, Duration seconds, long requests, int rounds, Duration settle,
+        Duration latency, int channels, long tokenIntervalMs, long prefillLatencyMs, String store,
+        Map<String, Long> watch) {
+
+    /** Which gateway fronts run against the direct baseline. */
+    enum Mode {
+        GRPC, HTTP, BOTH;
+
+        boolean grpc() {
+            return this != HTTP;
+        }
+
+        boolean http() {
+            return this != GRPC;
+        }
+    }
+
+    static final String USAGE = String.join("\n",
+            "usage: java -cp handoff-benchmarks.jar io.handoff.benchmarks.GenerateBenchmark [options]",
+            "  --gateway HOST:PORT       the gateway (gRPC and HTTP on one port)        [127.0.0.1:8080]",
+            "  --prefill URL             the vLLM prefill simulator (direct run)        (required)",
+            "  --decode URL              the vLLM decode simulator (direct run)         (required)",
+            "  --model NAME              model of the gateway route and the engines     [sim-model]",
+            "  --mode grpc|http|both     gateway fronts measured against direct         [both]",
+            "  --concurrency N           requests in flight in each load phase          [64]",
+            "  --max-tokens N            output tokens per request                      [64]",
+            "  --warmup-seconds N        unrecorded load first, cycling the targets     [120]",
+            "  --seconds N               measured seconds of each load phase            [10]",
+            "  --requests N              measure each load phase for N requests instead of --seconds",
+            "  --rounds N                load phases per target, order rotated each round [3]",
+            "  --settle-seconds N        unrecorded start of each phase                 [1]",
+            "  --latency-seconds N       one-in-flight phase, targets taking turns (0: skip) [10]",
+            "  --channels N              gRPC connections to the gateway                [2]",
+            "  --token-interval-ms N     the simulators' setting, for the report        [0]",
+            "  --prefill-latency-ms N    the simulators' setting, for the report        [0]",
+            "  --store NAME              the gateway's session store, for the report    [memory]",
+            "  --watch NAME=PID          also report CPU of this process (repeatable, Linux)");
+
+    static GenerateOptions parse(String[] args) {
+        String gateway = "127.0.0.1:8080";
+        URI prefill = null;
+        URI decode = null;
+        String model = "sim-model";
+        Mode mode = Mode.BOTH;
+        int concurrency = 64;
+        int maxTokens = 64;
+        double warmup = 120;
+        double seconds = 10;
+        long requests = 0;
+        int rounds = 3;
+        double settle = 1;
+        double latency = 10;
+        int channels = 2;
+        long tokenInterval = 0;
+        long prefillLatency = 0;
+        String store = "memory";
+        Map<String, Long> watch = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            String value;
+            int eq = a.indexOf('=');
+            if (a.startsWith("--") && eq > 0) {
+                value = a.substring(eq + 1);
+                a = a.substring(0, eq);
+            } else {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("missing value for " + a + "\n" + USAGE);
+                }
+                value = args[++i];
+            }
+            switch (a) {
+                case "--gateway" -> gateway = value;
+                case "--prefill" -> prefill = URI.create(value);
+                case "--decode" -> decode = URI.create(value);
+                case "--model" -> model = value;
+                case "--mode" -> mode = Mode.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+                case "--concurrency" -> concurrency = (int) positive(a, Integer.parseInt(value));
+                case "--max-tokens" -> maxTokens = (int) positive(a, Integer.parseInt(value));
+                case "--warmup-seconds" -> warmup = nonNegative(a, Double.parseDouble(value));
+                case "--seconds" -> seconds = positive(a, Double.parseDouble(value));
+                case "--requests" -> requests = (long) positive(a, Long.parseLong(value));
+                case "--rounds" -> rounds = (int) positive(a, Integer.parseInt(value));
+                case "--settle-seconds" -> settle = nonNegative(a, Double.parseDouble(value));
+                case "--latency-seconds" -> latency = nonNegative(a, Double.parseDouble(value));
+                case "--channels" -> channels = (int) positive(a, Integer.parseInt(value));
+                case "--token-interval-ms" -> tokenInterval = (long) nonNegative(a, Long.parseLong(value));
+                case "--prefill-latency-ms" -> prefillLatency = (long) nonNegative(a, Long.parseLong(value));
+                case "--store" -> store = value;
+                case "--watch" -> {
+                    int at = value.indexOf('=');
+                    if (at <= 0) {
+                        throw new IllegalArgumentException("--watch takes NAME=PID, was " + value);
+                    }
+                    watch.put(value.substring(0, at), Long.parseLong(value.substring(at + 1)));
+                }
+                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
+            }
+        }
+        if (prefill == null || decode == null) {
+            throw new IllegalArgumentException("--prefill and --decode are required\n" + USAGE);
+        }
+        return new GenerateOptions(gateway, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
+                secondsOf(seconds), requests, rounds, secondsOf(settle), secondsOf(latency), channels, tokenInterval,
+                prefillLatency, store, watch);
+    }
+
+    /** The gateway as an HTTP base URI (it serves HTTP and gRPC on one port). */
+    URI gatewayHttp() {
+        return URI.create("http://" + gateway);
+    }
+
+    private static double positive(String option, double value) {
+        if (!(value > 0)) {
+            throw new IllegalArgumentException(option + " must be positive");
+        }
+        return value;
+    }
+
+    private static double nonNegative(String option, double value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(option + " must not be negative");
+        }
+        return value;
+    }
+
+    private static Duration secondsOf(double seconds) {
+        return Duration.ofNanos((long) (seconds * 1e9));
+    }
+}

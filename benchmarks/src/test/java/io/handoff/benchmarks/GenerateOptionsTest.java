@@ -1,0 +1,46 @@
+package io.handoff.benchmarks;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class GenerateOptionsTest {
+
+    private static final String[] ENGINES = {"--prefill", "http://127.0.0.1:9001", "--decode=http://127.0.0.1:9002"};
+
+    @Test
+    void defaultsAndLaterValuesWin() {
+        GenerateOptions o = GenerateOptions.parse(concat(ENGINES, "--concurrency", "8", "--concurrency", "32",
+                "--mode", "grpc", "--watch", "gateway=42", "--seconds", "2.5"));
+        assertEquals(URI.create("http://127.0.0.1:9001"), o.prefill());
+        assertEquals(URI.create("http://127.0.0.1:9002"), o.decode());
+        assertEquals(32, o.concurrency());
+        assertEquals(64, o.maxTokens());
+        assertEquals(Duration.ofMillis(2500), o.seconds());
+        assertTrue(o.mode().grpc());
+        assertFalse(o.mode().http());
+        assertEquals(42L, o.watch().get("gateway"));
+        assertEquals(URI.create("http://127.0.0.1:8080"), o.gatewayHttp());
+    }
+
+    @Test
+    void refusesWhatCannotRun() {
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(new String[] {"--mode", "both"}));
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--rounds", "0")));
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--mode", "rest")));
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--watch", "x")));
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--bogus", "1")));
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
