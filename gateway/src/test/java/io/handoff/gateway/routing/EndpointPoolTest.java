@@ -17,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,17 +50,7 @@ class EndpointPoolTest {
         engine = new VllmEngine(c).startBlocking(vertx);
         ConnectorConfig route = new ConnectorConfig("pool-test", "sim-model", List.of(endpoint("a")),
                 List.of(endpoint("b")), Map.of("hold-mode", "fixed"));
-        connector = new VllmConnectorService().create(route, new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-        });
+        connector = new VllmConnectorService().create(route, ConnectorContext.of(vertx, clock));
     }
 
     @AfterAll
