@@ -3,7 +3,7 @@
 -- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts  KEYS[4] bucket engine-held index
 -- ARGV[1] session id  ARGV[2] tenant or ''  ARGV[3] expected epoch or ''  ARGV[4] legal sources as ',A,B,'
 -- ARGV[5] target  ARGV[6] '1' if target is terminal  ARGV[7] reason  ARGV[8] now ms  ARGV[9] retention ms
--- ARGV[10] claim ttl ms or '' for no claim
+-- ARGV[10] claim ttl ms or '' for no claim  ARGV[11..] settled obligations as pairs: id, obligation json
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {'NOT_FOUND'}
 end
@@ -19,6 +19,14 @@ if not string.find(ARGV[4], ',' .. h[2] .. ',', 1, true) then
   return {'ILLEGAL', redis.call('HGETALL', KEYS[1])}
 end
 local now = tonumber(ARGV[8])
+local pending = tonumber(h[4] or '0') or 0
+if #ARGV > 10 then
+  for i = 11, #ARGV, 2 do
+    redis.call('HSET', KEYS[1], 'o:' .. ARGV[i], ARGV[i + 1])
+  end
+  pending = count_pending(KEYS[1])
+  redis.call('HSET', KEYS[1], 'pending', pending)
+end
 redis.call('HSET', KEYS[1], 'state', ARGV[5], 'epoch', string.format('%d', epoch + 1), 'updated', ARGV[8])
 redis.call('HINCRBY', KEYS[3], h[2], -1)
 redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
@@ -26,7 +34,6 @@ local token = 0
 if ARGV[6] == '1' then
   local tomb = string.format('%d', now + tonumber(ARGV[9]))
   redis.call('HSET', KEYS[1], 'reason', ARGV[7], 'terminal_at', ARGV[8], 'tomb', tomb)
-  local pending = tonumber(h[4] or '0') or 0
   if pending > 0 and ARGV[10] ~= '' then
     token = redis.call('HINCRBY', KEYS[1], 'ctoken', 1)
     local claim_until = string.format('%d', now + tonumber(ARGV[10]))

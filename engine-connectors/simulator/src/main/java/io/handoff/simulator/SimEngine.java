@@ -301,6 +301,11 @@ public abstract class SimEngine extends AbstractVerticle {
         return onContext(this::statsJson);
     }
 
+    /** How many holds of this kind ({@code parked}, {@code prefill}, ...) the engine has now. */
+    public long holdsOfKind(String kind) {
+        return onContext(() -> holds.all().stream().filter(h -> kind.equals(h.kind())).count());
+    }
+
     /** One numeric field of {@link #stats()}. */
     public long stat(String name) {
         JsonNode v = stats().get(name);

@@ -64,7 +64,7 @@ public final class HandoffRun implements RunningRequest {
     private volatile Throwable prefillFailure;
     private volatile Throwable decodeFailure;
     private volatile boolean cancelling;
-    private final HeldWhileCancelling heldWhileCancelling = new HeldWhileCancelling();
+    private final HeldLedger ledger;
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
             io.handoff.gateway.telemetry.HandoffMetrics metrics, Runnable onFinish) {
@@ -81,6 +81,8 @@ public final class HandoffRun implements RunningRequest {
         this.epoch = admission.session().epoch();
         this.relay = new EventRelay(admission.requestId(), admission.outputs());
         this.trace = admission.trace();
+        this.ledger = new HeldLedger(sessions, admission.tenant(), admission.session(), route.name(),
+                admission.requestId());
         if (decodeSlot != null) {
             triedDecodes.add(decodeSlot.endpoint());
         }
@@ -157,8 +159,8 @@ public final class HandoffRun implements RunningRequest {
     /** The request completed during its prefill: no decode leg follows, and the answer is the prefill's. */
     private Multi<GenerateResponse> finishedInPrefill(PrefillResult.Finished finished) {
         finishedInPrefill = true;
-        return recordHeld(finished.held())
-                .chain(() -> end(SessionState.RELEASED, "the request finished during its prefill"))
+        ledger.note(finished.held());
+        return end(SessionState.RELEASED, "the request finished during its prefill")
                 .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
     }
 
@@ -210,6 +212,7 @@ public final class HandoffRun implements RunningRequest {
     private Uni<PrefillResult> prefillWithin(Handoff planned) {
         Duration timeout = route.settings().prefillTimeout();
         return connector.prefill(planned)
+                .onCancellation().invoke(() -> ledger.note(connector.heldAfterCancelledPrefill(planned)))
                 .ifNoItem().after(timeout).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true,
                         true, "the prefill did not park its KV within " + timeout.toMillis() + " ms"));
     }
@@ -218,6 +221,11 @@ public final class HandoffRun implements RunningRequest {
     private Multi<GenerateResponse> decodeWithin(Handoff current) {
         Duration idle = route.settings().decodeIdleTimeout();
         return connector.decode(current)
+                .onItem().invoke(event -> {
+                    if (event.hasToken() || event.hasFinished()) {
+                        ledger.pulled();
+                    }
+                })
                 .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true,
                         "the decode stream was silent for " + idle.toMillis() + " ms"));
     }
@@ -254,8 +262,7 @@ public final class HandoffRun implements RunningRequest {
         String aborted = abortSignal.getNow(null);
         if (aborted != null) {
             List<GenerateResponse> tail = relay.cancelRemaining(aborted);
-            Uni<Void> end = sessionLost ? Uni.createFrom().voidItem() : end(SessionState.CANCELLED, aborted);
-            return abortLegs().chain(() -> end).onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
+            return abortLegs().chain(() -> end(SessionState.CANCELLED, aborted)).onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
         }
         if (finishedInPrefill) {
             return Multi.createFrom().empty();
@@ -275,51 +282,27 @@ public final class HandoffRun implements RunningRequest {
 
     private Multi<GenerateResponse> failed(Throwable failure) {
         EngineException e = asEngineFailure(failure);
+        ledger.note(e.held());
         if (cancelling) {
             // the client went away and cancelled() ends the session: a leg that fails meanwhile (its own native
-            // abort fails it) only reports what its engine still holds, which the cancellation records
-            return heldWhileCancelling.add(e.held()) ? Multi.createFrom().empty()
-                    : recordHeld(e.held()).onItem().transformToMulti(x -> Multi.createFrom().empty());
+            // abort fails it) only reports what its engine still holds, which the ledger keeps
+            return Multi.createFrom().empty();
         }
         List<GenerateResponse> tail = relay.done() ? List.of()
                 : List.of(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
         return abortLegs()
-                .chain(() -> recordHeld(e.held()))
-                .chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.FAILED, e.getMessage()))
+                .chain(() -> end(SessionState.FAILED, e.getMessage()))
                 .onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
     }
 
     /**
      * The client cancelled the call. Aborting a leg natively may fail it, and that failure still reaches
-     * {@link #failed} (the legs are cancelled only once this completes): it must neither end the session as FAILED
-     * nor record its held KV after the session ended, so it is collected and recorded here, before the end.
+     * {@link #failed} (the legs are cancelled only once this completes): it must not end the session as FAILED; what
+     * its engine still holds goes to the ledger, which records it whenever it arrives.
      */
     private Uni<Void> cancelled() {
         cancelling = true;
-        String why = "cancelled by the client";
-        return abortLegs()
-                .chain(() -> recordHeld(heldWhileCancelling.drain()))
-                .chain(() -> sessionLost ? Uni.createFrom().voidItem() : end(SessionState.CANCELLED, why));
-    }
-
-    /** What legs report as held while the client's cancel is handled, until the cancellation records it. */
-    private static final class HeldWhileCancelling {
-        private final List<HeldKv> held = new ArrayList<>();
-        private boolean drained;
-
-        /** False once the cancellation has recorded what it collected: the caller records it itself. */
-        synchronized boolean add(List<HeldKv> more) {
-            if (drained) {
-                return false;
-            }
-            held.addAll(more);
-            return true;
-        }
-
-        synchronized List<HeldKv> drain() {
-            drained = true;
-            return List.copyOf(held);
-        }
+        return abortLegs().chain(() -> end(SessionState.CANCELLED, "cancelled by the client"));
     }
 
     private void finish() {
@@ -395,12 +378,25 @@ public final class HandoffRun implements RunningRequest {
                 .replaceWithVoid();
     }
 
+    /**
+     * Ends the session once, writing with the end what the ledger holds for it. A session that ended elsewhere is
+     * not touched, but what the ledger never wrote is still recorded on it.
+     */
     private Uni<Void> end(SessionState state, String reason) {
         if (!ended.compareAndSet(false, true)) {
             return Uni.createFrom().voidItem();
         }
         keeper.forget(sessionId());
-        return sessions.transition(tenant(), sessionId(), state, reason, OptionalLong.of(epoch))
+        return ledger.closing().chain(settled -> sessionLost ? lost(settled) : end(state, reason, settled));
+    }
+
+    private Uni<Void> lost(List<CleanupObligation> settled) {
+        ledger.endNotWritten(settled);
+        return Uni.createFrom().voidItem();
+    }
+
+    private Uni<Void> end(SessionState state, String reason, List<CleanupObligation> settled) {
+        return sessions.end(tenant(), sessionId(), state, reason, OptionalLong.of(epoch), settled)
                 .invoke(t -> {
                     epoch = t.session().epoch();
                     endedAs = state;
@@ -412,30 +408,25 @@ public final class HandoffRun implements RunningRequest {
                             route.family(), handoff.prefill().name(), handoff.decode().name(), sessionId(), state,
                             epoch);
                 })
-                .onFailure().invoke(f -> LOG.debugf("request %s: session %s not moved to %s: %s", requestId(),
-                        sessionId(), state, f.getMessage()))
+                .onFailure().invoke(f -> {
+                    LOG.debugf("request %s: session %s not moved to %s: %s", requestId(), sessionId(), state,
+                            f.getMessage());
+                    ledger.endNotWritten(settled);
+                })
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
     }
 
+    /** Notes what a leg reports as held and writes it before the run moves on. */
     private Uni<Void> recordHeld(List<HeldKv> held) {
-        Uni<Void> chain = Uni.createFrom().voidItem();
-        for (HeldKv h : held) {
-            CleanupObligation obligation = CleanupObligation.pending(h.id(), route.name(), h.endpoint().name(),
-                    h.resource(), h.handle(), h.heldUntil());
-            chain = chain.chain(() -> sessions.recordObligation(tenant(), sessionId(), obligation)
-                    .onFailure().invoke(f -> LOG.warnf("request %s: could not record %s held on %s: %s",
-                            requestId(), h.resource(), h.endpoint().name(), f.getMessage()))
-                    .onFailure().recoverWithNull()
-                    .replaceWithVoid());
-        }
-        return chain;
+        ledger.note(held);
+        return ledger.record();
     }
 
     /** Both legs through their native abort paths; an engine that only aborts on close has already been closed. */
     private Uni<Void> abortLegs() {
         Handoff h = handoff;
-        List<Uni<Void>> aborts = new java.util.ArrayList<>();
+        List<Uni<Void>> aborts = new ArrayList<>();
         if (admission.legs() != Admission.Legs.DECODE) {
             aborts.add(abortLeg(h, Leg.PREFILL));
         }

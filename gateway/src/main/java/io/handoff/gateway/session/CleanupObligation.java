@@ -14,6 +14,9 @@ import java.util.Map;
  * @param resource    what is held, in the connector's words (e.g. {@code parked-prefill-kv})
  * @param handle      the native identities the connector needs to release it (room, rid, request ids)
  * @param heldUntil   when the engine frees the resource by itself at the latest, if it has such a timer
+ * @param freedByPull whether the engine frees it as soon as the consumer pulled it (a decode that produced output
+ *                    proves the pull; the obligation is then {@link #pulled()} in the same step that ends the
+ *                    session)
  * @param status      where the obligation stands
  * @param attempts    how many discharge attempts failed so far
  * @param lastError   the last failure, for operators
@@ -25,6 +28,7 @@ public record CleanupObligation(
         String resource,
         Map<String, String> handle,
         Instant heldUntil,
+        boolean freedByPull,
         Status status,
         int attempts,
         String lastError) {
@@ -32,7 +36,7 @@ public record CleanupObligation(
     public enum Status {
         /** Not yet discharged; the reaper or the releasing replica will discharge it once the session is terminal. */
         PENDING,
-        /** The engine released the resource on our request. */
+        /** The engine released the resource: on our request, or by itself when the consumer pulled it. */
         DISCHARGED,
         /** The engine cannot release early; it holds the resource until {@link #heldUntil()} and frees it itself. */
         ENGINE_HELD,
@@ -45,8 +49,15 @@ public record CleanupObligation(
     }
 
     public static CleanupObligation pending(String id, String connector, String endpoint, String resource,
-            Map<String, String> handle, Instant heldUntil) {
-        return new CleanupObligation(id, connector, endpoint, resource, handle, heldUntil, Status.PENDING, 0, null);
+            Map<String, String> handle, Instant heldUntil, boolean freedByPull) {
+        return new CleanupObligation(id, connector, endpoint, resource, handle, heldUntil, freedByPull,
+                Status.PENDING, 0, null);
+    }
+
+    /** The same obligation discharged by the consumer's pull: the engine freed the KV when the decode read it. */
+    public CleanupObligation pulled() {
+        return new CleanupObligation(id, connector, endpoint, resource, handle, heldUntil, freedByPull,
+                Status.DISCHARGED, attempts, null);
     }
 
     public boolean isPending() {
@@ -63,7 +74,7 @@ public record CleanupObligation(
     }
 
     public CleanupObligation withOutcome(Status newStatus, Instant newHeldUntil, int newAttempts, String error) {
-        return new CleanupObligation(id, connector, endpoint, resource, handle, newHeldUntil, newStatus, newAttempts,
-                error);
+        return new CleanupObligation(id, connector, endpoint, resource, handle, newHeldUntil, freedByPull, newStatus,
+                newAttempts, error);
     }
 }

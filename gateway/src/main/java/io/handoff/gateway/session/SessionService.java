@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
@@ -149,7 +150,7 @@ public class SessionService {
                 return Uni.createFrom().failure(SessionException.notFound());
             }
             String why = reason == null || reason.isBlank() ? "released by caller" : reason;
-            return end(tenant, sessionId, SessionState.RELEASED, why, expectedEpoch)
+            return end(tenant, sessionId, SessionState.RELEASED, why, expectedEpoch, List.of())
                     .map(t -> new Released(t.session(), false))
                     .onFailure(SessionException.class).recoverWithUni(failure -> {
                         SessionException refusal = (SessionException) failure;
@@ -170,16 +171,21 @@ public class SessionService {
     public Uni<Transitioned> transition(String tenant, String sessionId, SessionState target, String reason,
             OptionalLong expectedEpoch) {
         if (target.isTerminal()) {
-            return end(tenant, sessionId, target, reason, expectedEpoch);
+            return end(tenant, sessionId, target, reason, expectedEpoch, List.of());
         }
         return store.transition(new TransitionCommand(sessionId, tenant, target, expectedEpoch, reason,
-                clock.instant(), null, claimTtl)).invoke(t -> metrics.transitioned(target));
+                clock.instant(), null, claimTtl, List.of())).invoke(t -> metrics.transitioned(target));
     }
 
-    private Uni<Transitioned> end(String tenant, String sessionId, SessionState target, String reason,
-            OptionalLong expectedEpoch) {
+    /**
+     * Ends the session in {@code target} and, in the same fenced step, writes {@code settled} over the obligations
+     * of the same ids (what the ending run knows engines no longer hold, such as KV its decode pulled), so that only
+     * what is still open is claimed and discharged.
+     */
+    public Uni<Transitioned> end(String tenant, String sessionId, SessionState target, String reason,
+            OptionalLong expectedEpoch, List<CleanupObligation> settled) {
         return store.transition(new TransitionCommand(sessionId, tenant, target, expectedEpoch, reason,
-                clock.instant(), replicaId, claimTtl)).invoke(t -> {
+                clock.instant(), replicaId, claimTtl, settled)).invoke(t -> {
                     metrics.transitioned(target);
                     if (!t.claim().isEmpty()) {
                         cleanup.dischargeClaimed(t.session(), t.claim());

@@ -103,7 +103,7 @@ class LoadTest extends ControlPlaneTest {
         String id = s.getRef().getSessionId();
         // a framework's prefill parked KV on a vLLM producer for this session
         sessions.recordObligation("team-a", id, CleanupObligation.pending("prefill@p-0", "vllm", "p-0",
-                "parked-prefill-kv", Map.of(), clock.instant().plus(Duration.ofSeconds(480)))).await().indefinitely();
+                "parked-prefill-kv", Map.of(), clock.instant().plus(Duration.ofSeconds(480)), false)).await().indefinitely();
         LoadInfo before = sampledLoad();
         kv.releaseKvSession(ReleaseKvSessionRequest.newBuilder().setSessionId(id).build());
         await().atMost(Duration.ofSeconds(10)).until(() -> store.find(id).await().indefinitely().orElseThrow()

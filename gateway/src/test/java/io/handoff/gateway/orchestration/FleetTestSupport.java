@@ -2,6 +2,7 @@ package io.handoff.gateway.orchestration;
 
 import io.handoff.gateway.reaper.Reaper;
 import io.handoff.gateway.reaper.SweepReport;
+import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.testing.EngineFleet;
 import io.handoff.gateway.testing.FamilyEngines;
@@ -86,6 +87,19 @@ abstract class FleetTestSupport {
 
     SweepReport sweep() {
         return reaper.sweep().await().atMost(StreamingGenerate.WAIT);
+    }
+
+    /**
+     * The request's one session once it ended and its cleanup ran, sweeping as the reaper does: what a leg reports
+     * as held after the session ended (a prefill cancelled before its answer) is discharged by the reaper.
+     */
+    Session awaitCleanedUp(String requestId) {
+        return Awaitility.await(requestId + ": ended with its cleanup done").atMost(StreamingGenerate.WAIT)
+                .pollInterval(Duration.ofMillis(50)).until(() -> {
+                    sweep();
+                    List<Session> found = sessions.of(requestId);
+                    return found.size() == 1 ? found.get(0) : null;
+                }, s -> s != null && s.isTerminal() && s.pendingObligations().isEmpty());
     }
 
     static void awaitNoKvPinned(FamilyEngines family) {

@@ -78,8 +78,7 @@ class GenerateCancellationTest extends FleetTestSupport {
 
         assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
         assertTrue(call.tokensReceived() < 400, "the stream ran to its end before the cancel");
-        Session session = sessions.awaitOne(id, "CANCELLED with its cleanup done",
-                s -> s.isTerminal() && s.pendingObligations().isEmpty());
+        Session session = awaitCleanedUp(id);
         assertEquals(SessionState.CANCELLED, session.state(), session.terminalReason());
         SimEngine aborted = phase == Phase.DURING_PREFILL ? family.prefill() : family.decode();
         long abortsBefore = phase == Phase.DURING_PREFILL ? prefillAborts : decodeAborts;

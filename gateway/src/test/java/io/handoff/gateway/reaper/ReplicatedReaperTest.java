@@ -114,7 +114,7 @@ class ReplicatedReaperTest {
                 Optional.empty(), Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), ""))).session();
         for (int o = 0; o < obligations; o++) {
             join(via.service.recordObligation("t1", s.id(), CleanupObligation.pending("leg-" + o + "@engine", "sim",
-                    "http://engine-" + o, "parked-prefill-kv", Map.of("rid", s.requestId()), null)));
+                    "http://engine-" + o, "parked-prefill-kv", Map.of("rid", s.requestId()), null, false)));
         }
         return s;
     }

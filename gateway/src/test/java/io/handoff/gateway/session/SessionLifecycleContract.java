@@ -133,7 +133,7 @@ public abstract class SessionLifecycleContract {
 
     protected Session obligate(Session s, String obligationId, Instant heldUntil) {
         return join(service.recordObligation(s.tenant(), s.id(), CleanupObligation.pending(obligationId, "sim",
-                "http://p-0", "parked-prefill-kv", Map.of("rid", s.requestId()), heldUntil)));
+                "http://p-0", "parked-prefill-kv", Map.of("rid", s.requestId()), heldUntil, false)));
     }
 
     // ---------------------------------------------------------------- allocate
@@ -667,6 +667,51 @@ public abstract class SessionLifecycleContract {
         sweep();
         assertEquals(1, port.callsFor(s.id()).size());
         assertTrue(reload(s.id()).pendingObligations().isEmpty());
+    }
+
+    @Test
+    void anEndThatSettlesAPulledHoldLeavesNothingToDischargeOrCount() {
+        Session s = allocate("t1", "k1");
+        Instant holdEnds = clock.instant().plus(Duration.ofMinutes(8));
+        CleanupObligation parked = obligate(s, "prefill@p-0", holdEnds).obligations().get(0);
+        join(service.transition("t1", s.id(), SessionState.READY, "the prefill parked", OptionalLong.empty()));
+        join(service.transition("t1", s.id(), SessionState.ATTACHED, "the decode attaches", OptionalLong.empty()));
+        Session ended = join(service.end("t1", s.id(), SessionState.COMPLETE, "the decode finished",
+                OptionalLong.empty(), List.of(parked.pulled()))).session();
+        assertEquals(CleanupObligation.Status.DISCHARGED, ended.obligations().get(0).status());
+        assertEquals(CleanupObligation.Status.DISCHARGED, reload(s.id()).obligations().get(0).status());
+        assertTrue(reload(s.id()).pendingObligations().isEmpty());
+        assertEquals(0L, join(store.countEngineHeld(clock.instant())));
+        sweep();
+        assertEquals(0, port.callsFor(s.id()).size(), "a hold the decode pulled is not discharged again");
+    }
+
+    @Test
+    void anEndWritesHoldsItRecordsWithItAsOpenAndClaimsThem() {
+        Session s = allocate("t1", "k1");
+        Instant holdEnds = clock.instant().plus(Duration.ofMinutes(8));
+        CleanupObligation parked = CleanupObligation.pending("prefill@p-0", "sim", "p-0", "parked-prefill-kv",
+                Map.of("rid", s.requestId()), holdEnds, true);
+        port.answerAlways(o -> Uni.createFrom().item(DischargeResult.engineHoldsUntil(holdEnds)));
+        Session ended = join(service.end("t1", s.id(), SessionState.CANCELLED, "cancelled by the client",
+                OptionalLong.empty(), List.of(parked))).session();
+        assertEquals(1, ended.obligations().size());
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> port.callsFor(s.id()).size() == 1);
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> reload(s.id()).pendingObligations().isEmpty());
+        assertEquals(1L, join(store.countEngineHeld(clock.instant())), "counted while the engine holds it");
+        clock.set(holdEnds);
+        assertEquals(0L, join(store.countEngineHeld(clock.instant())), "and not once its hold ended");
+    }
+
+    @Test
+    void anEndRefusedOnAStaleEpochWritesNoneOfItsObligations() {
+        Session s = allocate("t1", "k1");
+        CleanupObligation parked = CleanupObligation.pending("prefill@p-0", "sim", "p-0", "parked-prefill-kv",
+                Map.of(), null, true);
+        refused(SessionFailure.STALE_EPOCH, () -> service.end("t1", s.id(), SessionState.COMPLETE, "late",
+                OptionalLong.of(s.epoch() + 7), List.of(parked)));
+        assertTrue(reload(s.id()).obligations().isEmpty());
+        assertEquals(SessionState.ALLOCATED, reload(s.id()).state());
     }
 
     @Test

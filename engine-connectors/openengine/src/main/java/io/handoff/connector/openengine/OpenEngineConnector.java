@@ -118,6 +118,16 @@ final class OpenEngineConnector implements EngineConnector {
     // ------------------------------------------------------------------ legs
 
     @Override
+    public List<HeldKv> heldAfterCancelledPrefill(Handoff handoff) {
+        // the session the engine parked is named only in the PrefillReady that was lost: it cannot be aborted, so
+        // it is counted until the engine's timer frees it
+        Endpoint ep = handoff.prefill();
+        String legId = handoff.nativeIds().getOrDefault(PREFILL_REQUEST_ID, handoff.requestId());
+        return List.of(new HeldKv("prefill@" + ep.name(), ep, HELD_RESOURCE, Map.of(HELD_REQUEST_ID, legId),
+            clock.instant().plus(options.hold()), false, false));
+    }
+
+    @Override
     public Uni<PrefillResult> prefill(Handoff handoff) {
         Endpoint ep = handoff.prefill();
         String legId = handoff.nativeIds().getOrDefault(PREFILL_REQUEST_ID, handoff.requestId());
@@ -156,7 +166,7 @@ final class OpenEngineConnector implements EngineConnector {
         HeldKv held = new HeldKv("prefill@" + ep.name(), ep, HELD_RESOURCE,
             Map.of(SessionRefs.SESSION_ID, ref.getSessionId(), SessionRefs.REF, SessionRefs.encode(ref),
                 HELD_REQUEST_ID, legId),
-            heldUntil, options.abortCleanup());
+            heldUntil, options.abortCleanup(), true); // a pull of the parked session frees it
         return new PrefillResult.Ready(handoff.withTransferData(SessionRefs.transferData(ref, ep.name())),
             List.of(held));
     }

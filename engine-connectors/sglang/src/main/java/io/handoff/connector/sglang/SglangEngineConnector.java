@@ -114,6 +114,11 @@ final class SglangEngineConnector implements EngineConnector {
     }
 
     @Override
+    public List<HeldKv> heldAfterCancelledPrefill(Handoff handoff) {
+        return List.of(hold(handoff, SglangIds.of(handoff), Leg.PREFILL, clock.instant()));
+    }
+
+    @Override
     public Uni<PrefillResult> prefill(Handoff handoff) {
         return Uni.createFrom().deferred(() -> {
             SglangIds ids = SglangIds.of(handoff);
@@ -262,7 +267,7 @@ final class SglangEngineConnector implements EngineConnector {
                 prefill ? PREFILL_RESOURCE : DECODE_RESOURCE,
                 Map.of(SglangIds.RID, ids.rid(leg), SglangIds.ROOM, Long.toString(ids.room()),
                         SglangIds.LEG, leg.name().toLowerCase(Locale.ROOT)),
-                from.plus(timer), true);
+                from.plus(timer), true, prefill); // a prefill whose KV a decode received has sent and freed it
     }
 
     // ------------------------------------------------------------------ local cancellation

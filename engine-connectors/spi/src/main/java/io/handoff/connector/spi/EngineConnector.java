@@ -5,6 +5,7 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -48,6 +49,15 @@ public interface EngineConnector extends AutoCloseable {
 
     /** Runs the prefill leg on {@code handoff.prefill()}. */
     Uni<PrefillResult> prefill(Handoff handoff);
+
+    /**
+     * What the producer may still hold when a prefill leg was cancelled (by the client, an abort or its timeout)
+     * before its answer was seen: the engine may have parked the KV a moment before the cancel reached it, and the
+     * answer that would have said so is lost. The gateway records each as a cleanup obligation, after the leg's
+     * native abort, so that no parked KV goes unaccounted whatever the timing. Answers an empty list only where the
+     * engine is known to free everything a cancelled prefill parked. Pure: contacts no engine.
+     */
+    List<HeldKv> heldAfterCancelledPrefill(Handoff handoff);
 
     /**
      * Runs the decode leg on {@code handoff.decode()}: after {@link #prefill} in context-first (with the producer's

@@ -42,7 +42,7 @@ final class ContextAnswer {
         return new HeldKv("context@" + handoff.prefill().name(), handoff.prefill(), HELD_RESOURCE,
                 Map.of("disagg_request_id", id, "ctx_request_id", id, "schedule_style",
                         handoff.style().configName()),
-                until, false);
+                until, false, true); // the context frees its KV once the generation has transferred it
     }
 
     static PrefillResult read(JsonNode answer, Handoff handoff, TrtllmSettings settings, Instant sentAt,

@@ -89,6 +89,13 @@ final class TrtllmEngineConnector implements EngineConnector {
     }
 
     @Override
+    public List<HeldKv> heldAfterCancelledPrefill(Handoff handoff) {
+        // a generation-first context pushes to a generation that is already waiting: nothing stays parked
+        return handoff.style() == ScheduleStyle.CONTEXT_FIRST
+                ? List.of(ContextAnswer.held(handoff, clock.instant().plus(settings.hold()))) : List.of();
+    }
+
+    @Override
     public Uni<PrefillResult> prefill(Handoff handoff) {
         return Uni.createFrom().deferred(() -> {
             long id = disaggRequestId(handoff);

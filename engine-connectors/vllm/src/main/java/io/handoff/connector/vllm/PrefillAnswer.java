@@ -58,9 +58,20 @@ final class PrefillAnswer {
                         "remote_engine_id", parsed.remoteEngineId(),
                         "x_request_id", handoff.requestId(),
                         "hold_mode", settings.holdMode().name().toLowerCase(java.util.Locale.ROOT)),
-                heldUntil, false);
+                heldUntil, false, true); // NIXL frees the blocks once the consumer has read them
         return new PrefillResult.Ready(handoff.withTransferData(parsed.toStruct(decodeDeadline, heldUntil)),
                 List.of(held));
+    }
+
+    /**
+     * The producer's hold when its answer was never seen: without kv_transfer_params its native id is unknown, so
+     * the hold is named by the request id both legs share; vLLM frees it only on its timer.
+     */
+    static HeldKv unseen(Handoff handoff, VllmSettings settings, Instant now) {
+        return new HeldKv("prefill@" + handoff.prefill().name(), handoff.prefill(), HELD_RESOURCE,
+                Map.of("x_request_id", handoff.requestId(),
+                        "hold_mode", settings.holdMode().name().toLowerCase(java.util.Locale.ROOT)),
+                now.plus(settings.hold()), false, false);
     }
 
     /**

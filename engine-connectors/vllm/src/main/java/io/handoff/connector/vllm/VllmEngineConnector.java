@@ -23,6 +23,7 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
+import java.util.List;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -74,6 +75,11 @@ final class VllmEngineConnector implements EngineConnector {
         VllmFields.check(request, true);
         bodies.prefill(request); // surfaces any remaining refusal of the body builder now, before anything is sent
         return new Handoff(requestId, style, request, prefill, decode, Map.of("x_request_id", requestId), null);
+    }
+
+    @Override
+    public List<HeldKv> heldAfterCancelledPrefill(Handoff handoff) {
+        return List.of(PrefillAnswer.unseen(handoff, settings, clock.instant()));
     }
 
     @Override

@@ -165,6 +165,11 @@ public final class InMemorySessionStore implements SessionStore {
                 throw new SessionException(s.isTerminal() ? SessionFailure.NOT_LIVE : SessionFailure.ILLEGAL_TRANSITION,
                         "cannot move a " + s.state() + " session to " + c.target(), s);
             }
+            if (!c.settled().isEmpty()) {
+                entry.session = copy(s, s.state(), s.epoch(), c.now(), s.lease(), s.leaseExpiresAt(), s.renewals(),
+                        s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(),
+                        replacing(s.obligations(), c.settled()));
+            }
             return moveLocked(entry, c.target(), c.reason(), c.now(), c.claimant(), c.claimTtl());
         });
     }
@@ -200,15 +205,9 @@ public final class InMemorySessionStore implements SessionStore {
         return locked(() -> {
             Entry entry = owned(tenant, sessionId);
             Session s = entry.session;
-            List<CleanupObligation> obligations = new ArrayList<>();
-            for (CleanupObligation o : s.obligations()) {
-                if (!o.id().equals(obligation.id())) {
-                    obligations.add(o);
-                }
-            }
-            obligations.add(obligation);
             entry.session = copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
-                    s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(), obligations);
+                    s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(),
+                    replacing(s.obligations(), List.of(obligation)));
             if (s.isTerminal() && obligation.isPending() && !claimHeld(entry, now)) {
                 reindex(entry, now);
             }
@@ -368,6 +367,19 @@ public final class InMemorySessionStore implements SessionStore {
             index.get(SessionIds.bucketOf(entry.session.id())).remove(new DueEntry(entry.session.id(), entry.due));
             entry.due = null;
         }
+    }
+
+    /** {@code current} with each of {@code replacements} written over the obligation of the same id, or added. */
+    private static List<CleanupObligation> replacing(List<CleanupObligation> current,
+            List<CleanupObligation> replacements) {
+        List<CleanupObligation> obligations = new ArrayList<>();
+        for (CleanupObligation o : current) {
+            if (replacements.stream().noneMatch(r -> r.id().equals(o.id()))) {
+                obligations.add(o);
+            }
+        }
+        obligations.addAll(replacements);
+        return obligations;
     }
 
     private static Session copy(Session s, SessionState state, long epoch, Instant updatedAt, Duration lease,

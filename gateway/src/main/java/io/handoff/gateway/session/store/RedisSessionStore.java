@@ -172,7 +172,7 @@ public final class RedisSessionStore implements SessionStore {
         String sources = SessionTransitions.sourcesOf(c.target()).stream().map(Enum::name)
                 .collect(Collectors.joining(",", ",", ","));
         boolean terminal = c.target().isTerminal();
-        Uni<Transitioned> flow = run(TRANSITION, sessionKeys(c.sessionId()), List.of(
+        List<String> args = new ArrayList<>(List.of(
                 c.sessionId(),
                 c.tenant() == null ? "" : c.tenant(),
                 epochArg(c.expectedEpoch()),
@@ -182,7 +182,12 @@ public final class RedisSessionStore implements SessionStore {
                 c.reason() == null ? "" : c.reason(),
                 SessionCodec.millis(c.now()),
                 Long.toString(settings.tombstoneRetention().toMillis()),
-                c.claimant() == null ? "" : Long.toString(c.claimTtl().toMillis())))
+                c.claimant() == null ? "" : Long.toString(c.claimTtl().toMillis())));
+        for (CleanupObligation settled : c.settled()) {
+            args.add(settled.id());
+            args.add(SessionCodec.encodeObligation(settled));
+        }
+        Uni<Transitioned> flow = run(TRANSITION, sessionKeys(c.sessionId()), args)
                 .flatMap(reply -> {
                     String outcome = reply.get(0).toString();
                     if (!"OK".equals(outcome)) {

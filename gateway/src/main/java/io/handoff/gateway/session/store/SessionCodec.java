@@ -143,6 +143,7 @@ final class SessionCodec {
         m.put("resource", o.resource());
         m.put("handle", o.handle());
         m.put("heldUntil", o.heldUntil() == null ? null : o.heldUntil().toEpochMilli());
+        m.put("pull", o.freedByPull());
         m.put("status", o.status().name());
         m.put("attempts", o.attempts());
         m.put("lastError", o.lastError());
@@ -170,6 +171,7 @@ final class SessionCodec {
                     (String) m.get("resource"),
                     handle,
                     held == null ? null : Instant.ofEpochMilli(((Number) held).longValue()),
+                    Boolean.TRUE.equals(m.get("pull")),
                     CleanupObligation.Status.valueOf((String) m.get("status")),
                     ((Number) m.getOrDefault("attempts", 0)).intValue(),
                     (String) m.get("lastError"));

@@ -112,9 +112,15 @@ public interface SessionStore {
      * @param tenant         the caller's tenant; null for the gateway's own actors (reaper), which may act on any
      * @param expectedEpoch  when present, the move is refused unless the epoch is still this one
      * @param claimant       when non-null and the target is terminal, open obligations are claimed for it
+     * @param settled        obligations written (replacing those of the same id) in the same atomic step, before the
+     *                       open ones are counted and claimed: e.g. a parked KV the decode pulled, now discharged
      */
     record TransitionCommand(String sessionId, String tenant, SessionState target, OptionalLong expectedEpoch,
-            String reason, Instant now, String claimant, Duration claimTtl) {
+            String reason, Instant now, String claimant, Duration claimTtl, List<CleanupObligation> settled) {
+
+        public TransitionCommand {
+            settled = settled == null ? List.of() : List.copyOf(settled);
+        }
     }
 
     /** The cleanup a replica claimed: it alone discharges these until the claim's deadline. */
