@@ -65,6 +65,7 @@ public final class HandoffRun implements RunningRequest {
     private volatile Throwable decodeFailure;
     private volatile boolean cancelling;
     private final HeldLedger ledger;
+    private volatile Uni<Void> lastMove = Uni.createFrom().voidItem();
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
             io.handoff.gateway.telemetry.HandoffMetrics metrics, Runnable onFinish) {
@@ -364,7 +365,17 @@ public final class HandoffRun implements RunningRequest {
 
     // ---- the session
 
+    /**
+     * One move of the live session. Memoized and remembered: a cancel while it is in flight does not lose the epoch
+     * it moves to, and the end waits for it, so that the end is fenced on the epoch the store really has.
+     */
     private Uni<Void> move(SessionState target, String reason) {
+        Uni<Void> moving = Uni.createFrom().deferred(() -> moveNow(target, reason)).memoize().indefinitely();
+        lastMove = moving.onFailure().recoverWithNull();
+        return moving;
+    }
+
+    private Uni<Void> moveNow(SessionState target, String reason) {
         return sessions.transition(tenant(), sessionId(), target, reason, OptionalLong.of(epoch))
                 .invoke(t -> {
                     epoch = t.session().epoch();
@@ -387,7 +398,7 @@ public final class HandoffRun implements RunningRequest {
             return Uni.createFrom().voidItem();
         }
         keeper.forget(sessionId());
-        return ledger.closing().chain(settled -> sessionLost ? lost(settled) : end(state, reason, settled));
+        return lastMove.chain(() -> ledger.closing()).chain(settled -> sessionLost ? lost(settled) : end(state, reason, settled));
     }
 
     private Uni<Void> lost(List<CleanupObligation> settled) {

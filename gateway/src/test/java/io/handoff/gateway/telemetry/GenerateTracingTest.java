@@ -143,14 +143,10 @@ class GenerateTracingTest {
         assertEquals(prefillEngine.baseUrl(), prefill.getAttributes().get(HandoffTracing.ENDPOINT_URI));
         assertTrue(prefill.getEndEpochNanos() <= decode.getStartEpochNanos(), "context-first: prefill, then decode");
 
-        // the request's end handed the prefill's parked KV to cleanup: its span is linked back to this request
-        SpanData cleanup = Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> spans
-                .getFinishedSpanItems().stream().filter(s -> s.getName().equals("handoff.cleanup")
-                        && sessionId.equals(s.getAttributes().get(HandoffTracing.SESSION_ID))).findFirst(),
-                Optional::isPresent).get();
-        assertEquals(1, cleanup.getLinks().size());
-        assertEquals(request.getSpanContext().getTraceId(), cleanup.getLinks().get(0).getSpanContext().getTraceId());
-        assertEquals(request.getSpanId(), cleanup.getLinks().get(0).getSpanContext().getSpanId());
+        // the decode pulled the parked KV, so the end wrote it discharged and handed nothing to cleanup (a cleanup's
+        // span and its link to the request are checked where cleanup runs: SessionLifecycleContract)
+        assertTrue(spans.getFinishedSpanItems().stream().noneMatch(s -> s.getName().equals("handoff.cleanup")
+                && sessionId.equals(s.getAttributes().get(HandoffTracing.SESSION_ID))), "a cleanup ran");
     }
 
     @Test
