@@ -65,7 +65,7 @@ public final class HandoffRun implements RunningRequest {
     private volatile Throwable decodeFailure;
     private volatile boolean cancelling;
     private final HeldLedger ledger;
-    private volatile Uni<Void> lastMove = Uni.createFrom().voidItem();
+    private Uni<Void> lastMove = Uni.createFrom().voidItem();
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
             io.handoff.gateway.telemetry.HandoffMetrics metrics, Runnable onFinish) {
@@ -371,7 +371,14 @@ public final class HandoffRun implements RunningRequest {
      */
     private Uni<Void> move(SessionState target, String reason) {
         Uni<Void> moving = Uni.createFrom().deferred(() -> moveNow(target, reason)).memoize().indefinitely();
-        lastMove = moving.onFailure().recoverWithNull();
+        synchronized (this) {
+            if (ended.get()) {
+                // the run is ending (a cancel came first): a move now would race the end for the same epoch
+                return Uni.createFrom().failure(new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
+                        "the request ended before its session could become " + target));
+            }
+            lastMove = moving.onFailure().recoverWithNull();
+        }
         return moving;
     }
 
@@ -394,11 +401,15 @@ public final class HandoffRun implements RunningRequest {
      * not touched, but what the ledger never wrote is still recorded on it.
      */
     private Uni<Void> end(SessionState state, String reason) {
-        if (!ended.compareAndSet(false, true)) {
-            return Uni.createFrom().voidItem();
+        Uni<Void> moved;
+        synchronized (this) {
+            if (!ended.compareAndSet(false, true)) {
+                return Uni.createFrom().voidItem();
+            }
+            moved = lastMove;
         }
         keeper.forget(sessionId());
-        return lastMove.chain(() -> ledger.closing()).chain(settled -> sessionLost ? lost(settled) : end(state, reason, settled));
+        return moved.chain(() -> ledger.closing()).chain(settled -> sessionLost ? lost(settled) : end(state, reason, settled));
     }
 
     private Uni<Void> lost(List<CleanupObligation> settled) {
