@@ -51,6 +51,8 @@ public abstract class SimEngine extends AbstractVerticle {
     private final List<HttpServer> servers = new ArrayList<>();
     private volatile int boundPort;
     private volatile boolean up;
+    /** The crash's closing of the listeners: a restart binds the same ports only once it has completed. */
+    private Future<Void> closing = Future.succeededFuture();
     private Context ctx;
     private volatile Thread loopThread;
     private final Runnable clockListener = () -> {
@@ -222,7 +224,8 @@ public abstract class SimEngine extends AbstractVerticle {
         stats.add(EngineStats.LOST_BY_CRASH, holds.dropAll());
         pool.reset();
         onCrash();
-        closeServers().onComplete(v -> {
+        closing = closeServers();
+        closing.onComplete(v -> {
             if (restartAfterMs >= 0) {
                 vertx.setTimer(Math.max(1, restartAfterMs), t -> restartNow());
             }
@@ -249,7 +252,11 @@ public abstract class SimEngine extends AbstractVerticle {
         identity = identity.next(config.fixedEngineId, clock.millis());
         stats.inc(EngineStats.RESTARTS);
         pool.reset();
-        return listen().compose(v -> listenExtra()).onSuccess(v -> up = true);
+        // the old listeners close asynchronously: bind once they have, and ride out a port that is still in the
+        // kernel's hands for a moment (another process's short-lived socket may hold it)
+        return closing.transform(ar -> Binding.retried(vertx, () -> listen().compose(v -> listenExtra())
+                .recover(f -> closeServers().transform(x -> Future.<Void>failedFuture(f)))))
+            .onSuccess(v -> up = true);
     }
 
     // ------------------------------------------------------------------ Java API

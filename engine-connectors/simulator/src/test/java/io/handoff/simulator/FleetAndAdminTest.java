@@ -63,7 +63,8 @@ class FleetAndAdminTest extends SimTestBase {
         VllmEngine e = start(new VllmEngine(c));
         SimHttp.post(e.baseUrl() + "/sim/faults", "{\"leak\":true}");
         SimHttp.post(e.baseUrl() + "/v1/completions", prefill("m"));
-        awaitStat(e, "leaked", 1);
+        awaitStat(e, "leaked_total", 1);
+        assertEquals(1, e.stat("leaked"));
         assertEquals(1, e.stat("leaked_total"));
         assertEquals(1, e.stat("kv_sessions_pinned_now"));
         assertEquals(0, e.stat("freed_by_timeout"));
