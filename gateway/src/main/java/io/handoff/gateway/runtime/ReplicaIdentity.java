@@ -1,10 +1,8 @@
 package io.handoff.gateway.runtime;
 
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.net.InetAddress;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -16,8 +14,8 @@ public class ReplicaIdentity {
 
     private final String id;
 
-    public ReplicaIdentity(@ConfigProperty(name = "handoff.replica-id") Optional<String> configured) {
-        this.id = configured.filter(s -> !s.isBlank()).orElseGet(ReplicaIdentity::generated);
+    public ReplicaIdentity(ReplicaConfig config) {
+        this.id = config.replicaId().filter(s -> !s.isBlank()).orElseGet(ReplicaIdentity::generated);
     }
 
     private static String generated() {

@@ -8,7 +8,6 @@ import io.quarkus.runtime.StartupEvent;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import java.time.Duration;
 import java.util.EnumMap;
@@ -28,10 +27,10 @@ public class SessionStateGauges {
     private final Map<SessionState, AtomicLong> values = new EnumMap<>(SessionState.class);
 
     public SessionStateGauges(SessionStore store, Vertx vertx, MeterRegistry registry,
-            @ConfigProperty(name = "handoff.metrics.state-sample-period", defaultValue = "10s") Duration period) {
+            MetricsConfig config) {
         this.store = store;
         this.vertx = vertx;
-        this.period = period;
+        this.period = config.stateSamplePeriod();
         for (SessionState state : SessionState.values()) {
             AtomicLong value = new AtomicLong();
             values.put(state, value);

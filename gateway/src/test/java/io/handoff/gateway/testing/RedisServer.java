@@ -16,6 +16,8 @@ import java.util.List;
  */
 public final class RedisServer implements AutoCloseable {
 
+    private static final int LAUNCHES = 20;
+
     private final int port;
     private Process process;
 
@@ -23,10 +25,22 @@ public final class RedisServer implements AutoCloseable {
         this.port = port;
     }
 
+    /**
+     * A server on a port that was free a moment ago. Another process may take that port between the probe and the
+     * bind; the server then fails to start, and another free port is tried.
+     */
     public static RedisServer startOnFreePort() {
-        RedisServer server = new RedisServer(freePort());
-        server.start();
-        return server;
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            RedisServer server = new RedisServer(freePort());
+            try {
+                server.start();
+                return server;
+            } catch (IllegalStateException taken) {
+                last = taken;
+            }
+        }
+        throw last;
     }
 
     public int port() {
@@ -37,12 +51,40 @@ public final class RedisServer implements AutoCloseable {
         return "redis://127.0.0.1:" + port;
     }
 
+    /**
+     * Starts the server on its port and waits until it answers. A restart on the same port may find the port still
+     * refused for a moment (or taken by a short-lived socket of another process): a bounded number of launches is
+     * tried. Only a server that reports this child's process id counts as started, never another redis-server that
+     * happens to answer on the port.
+     */
     public synchronized void start() {
         if (process != null && process.isAlive()) {
             return;
         }
+        for (int launch = 1; ; launch++) {
+            process = launch();
+            Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+            while (process.isAlive() && !answersAsThisProcess()) {
+                if (Instant.now().isAfter(deadline)) {
+                    process.destroyForcibly();
+                    throw new IllegalStateException("redis-server did not answer on port " + port);
+                }
+                sleep(20);
+            }
+            if (process.isAlive()) {
+                return;
+            }
+            if (launch == LAUNCHES) {
+                throw new IllegalStateException("redis-server could not listen on port " + port + " after " + launch
+                        + " launches (the port is taken)");
+            }
+            sleep(100);
+        }
+    }
+
+    private Process launch() {
         try {
-            process = new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+            return new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind",
                     "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel",
                     "warning"))
                     .redirectErrorStream(true)
@@ -50,13 +92,6 @@ public final class RedisServer implements AutoCloseable {
                     .start();
         } catch (IOException e) {
             throw new IllegalStateException("redis-server is not installed (apt-get install redis-server)", e);
-        }
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-        while (!answersPing()) {
-            if (Instant.now().isAfter(deadline) || !process.isAlive()) {
-                throw new IllegalStateException("redis-server did not start on port " + port);
-            }
-            sleep(20);
         }
     }
 
@@ -93,16 +128,17 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private boolean answersPing() {
+    private boolean answersAsThisProcess() {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(500);
             OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write("INFO server\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = socket.getInputStream();
-            byte[] reply = new byte[7];
+            byte[] reply = new byte[8192];
             int n = in.read(reply);
-            return n > 0 && new String(reply, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+            String text = n > 0 ? new String(reply, 0, n, StandardCharsets.US_ASCII) : "";
+            return text.contains("process_id:" + process.pid() + "\r\n");
         } catch (IOException e) {
             return false;
         }
