@@ -32,7 +32,6 @@ import org.jboss.logging.Logger;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -221,8 +220,7 @@ public class GenerateOrchestrator {
             Trigger trigger, RequestTrace trace) {
         Reservation reservation = new Reservation(route, live);
         try {
-            PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
-                    GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
+            PooledEndpoint decode = reservation.takeDecode();
             plan(route, request, style, decode, decode);
             LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
             BypassRun run = new BypassRun(tenant, request, route, decode, outputs(request), trace,
@@ -245,10 +243,8 @@ public class GenerateOrchestrator {
             GenerateRequest request, RequestTrace trace) {
         Reservation reservation = new Reservation(route, live);
         try {
-            PooledEndpoint prefill = reservation.prefill(route.prefill().acquire(Set.of()).orElseThrow(() ->
-                    GenerateRefusal.overloaded("no prefill endpoint of route " + route.name() + " is available")));
-            PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
-                    GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
+            PooledEndpoint prefill = reservation.takePrefill();
+            PooledEndpoint decode = reservation.takeDecode();
             Handoff handoff = plan(route, request, style, prefill, decode);
             LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
             AllocateCommand command = new AllocateCommand(request.getRequestId(), route.settings().model(),
@@ -316,8 +312,7 @@ public class GenerateOrchestrator {
             GenerateRequest engines = forEngines(route, request);
             Reservation reservation = new Reservation(route, live);
             try {
-                PooledEndpoint prefill = reservation.prefill(route.prefill().acquire(Set.of()).orElseThrow(() ->
-                        GenerateRefusal.overloaded("no prefill endpoint of route " + route.name() + " is available")));
+                PooledEndpoint prefill = reservation.takePrefill();
                 PooledEndpoint anyDecode = route.decode().members().get(0);
                 Handoff handoff = plan(route, engines, ScheduleStyle.CONTEXT_FIRST, prefill, anyDecode);
                 LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
@@ -372,8 +367,7 @@ public class GenerateOrchestrator {
             }
             Reservation reservation = new Reservation(route, live);
             try {
-                PooledEndpoint decode = reservation.decode(route.decode().acquire(Set.of()).orElseThrow(() ->
-                        GenerateRefusal.overloaded("no decode endpoint of route " + route.name() + " is available")));
+                PooledEndpoint decode = reservation.takeDecode();
                 Handoff handoff = ref.handoff(request.getRequestId(), engines, route, decode);
                 LiveRequests.RequestHandle handle = reservation.claim(tenant, request.getRequestId());
                 return sessions.get(tenant, ref.sessionId())

@@ -1,5 +1,6 @@
 package io.handoff.gateway.orchestration;
 
+import io.handoff.gateway.routing.PoolShortage;
 import io.handoff.openengine.v1.ErrorCode;
 
 /**
@@ -10,11 +11,34 @@ public final class GenerateRefusal extends RuntimeException {
 
     private final ErrorCode code;
     private final boolean retryable;
+    private final boolean unavailable;
 
     public GenerateRefusal(ErrorCode code, boolean retryable, String message) {
+        this(code, retryable, false, message);
+    }
+
+    private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message) {
         super(message, null, false, false);
         this.code = code;
         this.retryable = retryable;
+        this.unavailable = unavailable;
+    }
+
+    /**
+     * No endpoint of a pool to give. Full endpoints are an overload (retry); endpoints out of service make the route
+     * unavailable, retryable only when the cause can pass by itself: a probe's verdict of a wrong role or model
+     * needs an operator, and the message says which verdict (Control.Health says it too).
+     */
+    public static GenerateRefusal noEndpoint(String route, String role, PoolShortage shortage) {
+        String none = "no " + role + " endpoint of route " + route + " is available";
+        return switch (shortage.kind()) {
+            case FULL -> overloaded(none + ": every one is at its limit of outstanding requests");
+            case OUT_OF_SERVICE -> new GenerateRefusal(ErrorCode.ERROR_CODE_INTERNAL, true, true, none
+                    + ": every one is out of service after failures, until a probe finds it healthy again");
+            case MISCONFIGURED -> new GenerateRefusal(shortage.wrongRole() ? ErrorCode.ERROR_CODE_ROLE_MISMATCH
+                    : ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, none + ": the route is misconfigured ("
+                            + String.join("; ", shortage.verdicts()) + ")");
+        };
     }
 
     public static GenerateRefusal invalid(String message) {
@@ -35,5 +59,10 @@ public final class GenerateRefusal extends RuntimeException {
 
     public boolean retryable() {
         return retryable;
+    }
+
+    /** Whether the route cannot serve now at all (gRPC UNAVAILABLE, HTTP 503), whatever the code says more. */
+    public boolean unavailable() {
+        return unavailable;
     }
 }

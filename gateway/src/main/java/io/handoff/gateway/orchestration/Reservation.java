@@ -1,9 +1,11 @@
 package io.handoff.gateway.orchestration;
 
+import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.openengine.v1.ErrorCode;
 
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -29,14 +31,21 @@ final class Reservation {
         this.live = live;
     }
 
-    PooledEndpoint prefill(PooledEndpoint e) {
-        prefill = e;
-        return e;
+    /** Takes a prefill endpoint, or refuses with why the pool has none. */
+    PooledEndpoint takePrefill() {
+        prefill = take(route.prefill(), "prefill");
+        return prefill;
     }
 
-    PooledEndpoint decode(PooledEndpoint e) {
-        decode = e;
-        return e;
+    /** Takes a decode endpoint, or refuses with why the pool has none. */
+    PooledEndpoint takeDecode() {
+        decode = take(route.decode(), "decode");
+        return decode;
+    }
+
+    private PooledEndpoint take(EndpointPool pool, String role) {
+        return pool.acquire(Set.of()).orElseThrow(() -> GenerateRefusal.noEndpoint(route.name(), role,
+                pool.shortage()));
     }
 
     LiveRequests.RequestHandle claim(String tenant, String requestId) {

@@ -75,6 +75,25 @@ public final class EndpointPool {
         return Optional.empty();
     }
 
+    /**
+     * Why {@link #acquire} found nothing, for the refusal a client gets: full while some endpoint takes traffic,
+     * misconfigured when every endpoint's breaker is open on a probe's verdict, out of service otherwise.
+     */
+    public PoolShortage shortage() {
+        if (members.stream().anyMatch(m -> m.breaker().admits())) {
+            return new PoolShortage(PoolShortage.Kind.FULL, name, List.of());
+        }
+        List<String> verdicts = new ArrayList<>();
+        for (PooledEndpoint m : members) {
+            String why = m.breaker().lastFailure();
+            if (EndpointVerdict.kindOf(why).isEmpty()) {
+                return new PoolShortage(PoolShortage.Kind.OUT_OF_SERVICE, name, List.of());
+            }
+            verdicts.add(EndpointVerdict.headline(why));
+        }
+        return new PoolShortage(PoolShortage.Kind.MISCONFIGURED, name, verdicts);
+    }
+
     /** Whether some endpoint would be chosen now. */
     public boolean available() {
         probeRecovered();

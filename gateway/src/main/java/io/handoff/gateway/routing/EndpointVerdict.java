@@ -60,6 +60,12 @@ public final class EndpointVerdict {
         return Optional.empty();
     }
 
+    /** The verdict alone, without the connector's detail that {@link #judge} appends after it. */
+    public static String headline(String detail) {
+        int end = detail.indexOf("; ");
+        return end < 0 ? detail : detail.substring(0, end);
+    }
+
     public static String name(EngineRole role) {
         return role.name().replace("ENGINE_ROLE_", "");
     }

@@ -167,4 +167,29 @@ class EndpointPoolTest {
                 .until(() -> a.breaker().state() == EndpointBreaker.State.CLOSED);
         assertEquals("a", pool.acquire(Set.of(endpoint("b"))).orElseThrow().endpoint().name());
     }
+
+    @Test
+    void aPoolWithNothingToGiveSaysWhetherItIsFullOutOfServiceOrMisconfigured() {
+        EndpointPool pool = pool(1, "a", "b");
+        PooledEndpoint a = pool.acquire(Set.of()).orElseThrow();
+        PooledEndpoint b = pool.acquire(Set.of()).orElseThrow();
+        assertTrue(pool.acquire(Set.of()).isEmpty());
+        assertEquals(PoolShortage.Kind.FULL, pool.shortage().kind(), "both take traffic, both are at their limit");
+
+        a.breaker().trip(EndpointVerdict.WRONG_MODEL + ": endpoint a does not serve model 'm' of route r (it serves "
+                + "[x]); the engine's own detail");
+        assertEquals(PoolShortage.Kind.FULL, pool.shortage().kind(), "b still takes traffic");
+        b.breaker().trip("connection refused");
+        assertEquals(PoolShortage.Kind.OUT_OF_SERVICE, pool.shortage().kind(),
+                "one endpoint is out for a failure that may pass");
+
+        b.breaker().trip(EndpointVerdict.WRONG_ROLE + ": endpoint b answers as PREFILL but is in the decode pool of "
+                + "route r, which needs DECODE; detail");
+        PoolShortage misconfigured = pool.shortage();
+        assertEquals(PoolShortage.Kind.MISCONFIGURED, misconfigured.kind());
+        assertEquals(List.of("wrong model: endpoint a does not serve model 'm' of route r (it serves [x])",
+                "wrong role: endpoint b answers as PREFILL but is in the decode pool of route r, which needs DECODE"),
+                misconfigured.verdicts());
+        assertFalse(misconfigured.wrongRole(), "one of them serves the wrong model");
+    }
 }

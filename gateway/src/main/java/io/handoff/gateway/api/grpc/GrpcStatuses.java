@@ -4,6 +4,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.gateway.api.openengine.KvSessionMessages;
+import io.handoff.gateway.orchestration.GenerateRefusal;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.openengine.v1.ErrorCode;
 
@@ -27,8 +28,8 @@ public final class GrpcStatuses {
      * A Generate refused before acceptance: the status closest to its OpenEngine error code, the code itself in
      * the trailer, and whether an unchanged retry can succeed in {@value #RETRYABLE_TRAILER}.
      */
-    public static StatusRuntimeException refused(io.handoff.gateway.orchestration.GenerateRefusal refusal) {
-        Status status = switch (refusal.code()) {
+    public static StatusRuntimeException refused(GenerateRefusal refusal) {
+        Status status = refusal.unavailable() ? Status.UNAVAILABLE : switch (refusal.code()) {
             case ERROR_CODE_INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
             case ERROR_CODE_UNSUPPORTED_FEATURE, ERROR_CODE_ROLE_MISMATCH -> Status.FAILED_PRECONDITION;
             case ERROR_CODE_MODEL_NOT_FOUND, ERROR_CODE_REQUEST_NOT_FOUND, ERROR_CODE_KV_SESSION_NOT_FOUND ->

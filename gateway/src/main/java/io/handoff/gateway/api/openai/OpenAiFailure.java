@@ -43,7 +43,7 @@ final class OpenAiFailure extends RuntimeException {
     }
 
     static OpenAiFailure of(GenerateRefusal refusal) {
-        int status = statusOf(refusal.code());
+        int status = refusal.unavailable() ? 503 : statusOf(refusal.code());
         String type = status == 404 ? "not_found_error" : status == 503 ? "service_unavailable_error"
                 : status >= 500 ? "internal_error" : "invalid_request_error";
         return new OpenAiFailure(status, type, refusal.code().name(), null, refusal.getMessage());
