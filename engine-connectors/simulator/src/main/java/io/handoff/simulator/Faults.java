@@ -12,7 +12,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *   <li>{@code response_delay_ms}: the engine finished the request but holds the response this long (an abort in
  *       that window reaches a finished request: the vLLM "abort at the instant prefill finishes" gap);</li>
  *   <li>{@code error_status} + {@code error_count}: the next N requests get that status ({@code -1}: until
- *       cleared);</li>
+ *       cleared), answered with {@code error_message} when set (an engine's own words, which may name its
+ *       peers' addresses), or {@code simulated fault: status N};</li>
  *   <li>{@code reset_count}: the next N requests get their connection reset without a response;</li>
  *   <li>{@code cut_after_chunks} + {@code cut_count}: the next N streams are cut after K SSE
  *       chunks (the connection is reset shortly after the K-th event, without [DONE]);</li>
@@ -27,6 +28,7 @@ public final class Faults {
     private volatile long responseDelayMs;
     private volatile int errorStatus = 503;
     private volatile int errorCount;
+    private volatile String errorMessage = "";
     private volatile int resetCount;
     private volatile int cutAfterChunks = -1;
     private volatile int cutCount;
@@ -38,6 +40,7 @@ public final class Faults {
         responseDelayMs = 0;
         errorStatus = 503;
         errorCount = 0;
+        errorMessage = "";
         resetCount = 0;
         cutAfterChunks = -1;
         cutCount = 0;
@@ -64,6 +67,9 @@ public final class Faults {
                     break;
                 case "error_count":
                     errorCount = v.asInt();
+                    break;
+                case "error_message":
+                    errorMessage = v.asText();
                     break;
                 case "reset_count":
                     resetCount = v.asInt();
@@ -94,6 +100,7 @@ public final class Faults {
         out.put("response_delay_ms", responseDelayMs);
         out.put("error_status", errorStatus);
         out.put("error_count", errorCount);
+        out.put("error_message", errorMessage);
         out.put("reset_count", resetCount);
         out.put("cut_after_chunks", cutAfterChunks);
         out.put("cut_count", cutCount);
@@ -119,6 +126,13 @@ public final class Faults {
         return this;
     }
 
+    /** The next {@code count} requests get {@code status} with the engine's own {@code message}. */
+    public synchronized Faults errorNext(int status, int count, String message) {
+        errorNext(status, count);
+        errorMessage = message;
+        return this;
+    }
+
     public synchronized Faults resetNext(int count) {
         resetCount = count;
         return this;
@@ -141,6 +155,12 @@ public final class Faults {
     }
 
     // ---- consumption by the engine ----
+
+    /** What an injected error says. */
+    public String errorMessage(int status) {
+        String m = errorMessage;
+        return m.isEmpty() ? "simulated fault: status " + status : m;
+    }
 
     public long latencyMs() {
         return latencyMs;

@@ -404,7 +404,7 @@ public abstract class SimEngine extends AbstractVerticle {
             if (err > 0) {
                 stats.inc(EngineStats.FAULT_ERRORS);
                 stats.inc(EngineStats.REQUESTS_FAILED);
-                sendError(rc, err, "simulated fault: status " + err);
+                sendError(rc, err, faults.errorMessage(err));
                 return;
             }
             long latency = faults.latencyMs();

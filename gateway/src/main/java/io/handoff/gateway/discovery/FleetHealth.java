@@ -7,6 +7,7 @@ import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.runtime.ClientText;
 import io.handoff.gateway.runtime.DrainState;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.telemetry.ControlMetrics;
@@ -176,8 +177,8 @@ public class FleetHealth {
                     .orElse(m.breaker().lastFailure());
             endpoints.add(check("route/" + route.name() + "/" + pool + "/" + m.endpoint().name(),
                     admits ? HealthState.HEALTH_STATE_READY : HealthState.HEALTH_STATE_NOT_READY,
-                    admits ? m.endpoint().uri() + " takes traffic"
-                            : m.endpoint().uri() + " is out (" + m.breaker().state().name().toLowerCase() + "): "
+                    admits ? m.endpoint().name() + " takes traffic"
+                            : m.endpoint().name() + " is out (" + m.breaker().state().name().toLowerCase() + "): "
                                     + (why.isEmpty() ? "no reason recorded" : why)));
         }
         int total = members.members().size();
@@ -222,7 +223,9 @@ public class FleetHealth {
                 : check(name, HealthState.HEALTH_STATE_NOT_READY, "the probe Generate ended without finishing");
     }
 
+    /** One check as a caller reads it: endpoints by name, and no address an engine or the store reported. */
     private static HealthCheck check(String name, HealthState state, String message) {
-        return HealthCheck.newBuilder().setName(name).setState(state).setMessage(message).build();
+        return HealthCheck.newBuilder().setName(name).setState(state).setMessage(ClientText.withoutAddresses(message))
+                .build();
     }
 }

@@ -140,6 +140,7 @@ public class FleetSampler {
     private void record(Route route, String pool, PooledEndpoint member, EndpointStatus status) {
         String key = key(route.name(), pool, member.endpoint().name());
         samples.put(key, new EndpointSample(route.name(), pool, member, status, clock.instant()));
+        member.observed(status);
         if (status.healthy()) {
             if (member.breaker().takeProbe()) {
                 member.breaker().probed(true, status.detail());

@@ -80,6 +80,7 @@ final class BypassRun implements RunningRequest {
                 .onFailure().recoverWithMulti(f -> {
                     EngineException e = f instanceof EngineException ee ? ee
                             : new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, String.valueOf(f), f);
+                    FailureLog.failed(request.getRequestId(), route.name(), e, decodeSlot.endpoint());
                     return relay.done() ? Multi.createFrom().empty() : Multi.createFrom().item(
                             relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
                 })

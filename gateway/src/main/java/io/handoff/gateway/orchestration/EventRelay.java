@@ -1,6 +1,8 @@
 package io.handoff.gateway.orchestration;
 
 import io.handoff.connector.spi.EngineException;
+import io.handoff.gateway.runtime.ClientText;
+import io.handoff.openengine.v1.EngineError;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -135,11 +137,14 @@ final class EventRelay {
         return failure.retryable() && !started();
     }
 
-    /** The one terminal EngineError of a failed request; nothing is relayed after it. */
+    /**
+     * The one terminal EngineError of a failed request; nothing is relayed after it. Its message goes to the client:
+     * no internal address stays in it.
+     */
     GenerateResponse terminalError(ErrorCode code, String message, boolean retryable) {
         done = true;
         errored = true;
-        return count(GenerateResponse.newBuilder().setRequestId(requestId).setError(io.handoff.openengine.v1
-                .EngineError.newBuilder().setCode(code).setMessage(message).setRetryable(retryable)).build());
+        return count(GenerateResponse.newBuilder().setRequestId(requestId).setError(EngineError.newBuilder()
+                .setCode(code).setMessage(ClientText.withoutAddresses(message)).setRetryable(retryable)).build());
     }
 }

@@ -31,6 +31,7 @@ import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -141,6 +142,31 @@ public class GenerateOrchestrator {
         if (outputs > route.capabilities().maxOutputs()) {
             throw GenerateRefusal.unsupported("sampling.num_sequences " + outputs + " is more than route "
                     + route.name() + " carries (" + route.capabilities().maxOutputs() + ")");
+        }
+        fitsContext(route, request);
+    }
+
+    /**
+     * A request the engines would refuse for its length is refused here, before anything is allocated: max_tokens
+     * alone longer than the route's context, or token ids and max_tokens together. A text prompt's length in tokens
+     * is the engine's to count; that check stays the engine's.
+     */
+    private static void fitsContext(Route route, GenerateRequest request) {
+        OptionalInt context = route.contextLength();
+        if (context.isEmpty()) {
+            return;
+        }
+        long maxTokens = request.getStopping().hasMaxTokens()
+                ? Integer.toUnsignedLong(request.getStopping().getMaxTokens()) : 0;
+        long promptTokens = request.hasTokenIds() ? request.getTokenIds().getIdsCount() : 0;
+        if (maxTokens > context.getAsInt()) {
+            throw GenerateRefusal.invalid("stopping.max_tokens " + maxTokens + " is more than the context length of "
+                    + "route " + route.name() + " (" + context.getAsInt() + " tokens)");
+        }
+        if (promptTokens + maxTokens > context.getAsInt()) {
+            throw GenerateRefusal.invalid("the prompt's " + promptTokens + " tokens and stopping.max_tokens "
+                    + maxTokens + " are more than the context length of route " + route.name() + " ("
+                    + context.getAsInt() + " tokens)");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.handoff.gateway.orchestration;
 
 import io.handoff.gateway.routing.PoolShortage;
+import io.handoff.gateway.runtime.ClientText;
 import io.handoff.openengine.v1.ErrorCode;
 
 /**
@@ -18,7 +19,7 @@ public final class GenerateRefusal extends RuntimeException {
     }
 
     private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message) {
-        super(message, null, false, false);
+        super(ClientText.withoutAddresses(message), null, false, false);
         this.code = code;
         this.retryable = retryable;
         this.unavailable = unavailable;

@@ -1,6 +1,9 @@
 package io.handoff.gateway.routing;
 
 import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.EndpointStatus;
+
+import java.util.Optional;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -10,6 +13,7 @@ public final class PooledEndpoint {
     private final Endpoint endpoint;
     private final EndpointBreaker breaker;
     private final AtomicInteger outstanding = new AtomicInteger();
+    private volatile Optional<Integer> contextLength = Optional.empty();
 
     PooledEndpoint(Endpoint endpoint, EndpointBreaker breaker) {
         this.endpoint = endpoint;
@@ -26,6 +30,18 @@ public final class PooledEndpoint {
 
     public int outstanding() {
         return outstanding.get();
+    }
+
+    /** The longest context the engine last reported through its discovery surface, where it reports one. */
+    public Optional<Integer> contextLength() {
+        return contextLength;
+    }
+
+    /** Keeps what a probe learned about the engine that admission checks requests against. */
+    public void observed(EndpointStatus status) {
+        if (status.maxContextLength().isPresent()) {
+            contextLength = status.maxContextLength();
+        }
     }
 
     /** Counts one request if the endpoint is below {@code limit}; one atomic step, so the limit holds under races. */

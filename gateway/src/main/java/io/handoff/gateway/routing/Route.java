@@ -5,7 +5,10 @@ import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.ScheduleStyle;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * A route as it serves: its settings after negotiation with the connector, the connector itself and the two pools.
@@ -29,6 +32,16 @@ public record Route(
 
     public String family() {
         return settings.family();
+    }
+
+    /**
+     * The longest context every engine of the route accepts, as their probes last reported it (the shortest of
+     * them); empty until one reports it. A request that cannot fit is refused before anything is allocated, as the
+     * engine would refuse it.
+     */
+    public OptionalInt contextLength() {
+        return Stream.concat(prefill.members().stream(), decode.members().stream())
+                .map(PooledEndpoint::contextLength).flatMap(Optional::stream).mapToInt(Integer::intValue).min();
     }
 
     public boolean allows(ScheduleStyle style) {

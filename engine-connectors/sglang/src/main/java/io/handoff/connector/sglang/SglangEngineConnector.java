@@ -124,7 +124,7 @@ final class SglangEngineConnector implements EngineConnector {
             SglangIds ids = SglangIds.of(handoff);
             ObjectNode body = bodies.prefill(handoff.request(), ids);
             Instant sentAt = clock.instant();
-            Uni<JsonNode> call = http.postJson(handoff.prefill().uri(), ChatRequests.path(handoff.request()),
+            Uni<JsonNode> call = http.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body);
             return abortable(ids.prefillRid(), call)
                     .map(answer -> prefillResult(answer, handoff, ids))
@@ -154,7 +154,7 @@ final class SglangEngineConnector implements EngineConnector {
             ObjectNode body = bodies.decode(handoff.request(), ids);
             Instant sentAt = clock.instant();
             String what = "decode on " + handoff.decode().name();
-            Multi<JsonNode> chunks = http.postSse(handoff.decode().uri(), ChatRequests.path(handoff.request()),
+            Multi<JsonNode> chunks = http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body)
                     .onItem().transform(c -> SglangChunks.normalize(c, what));
             return abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
@@ -212,7 +212,7 @@ final class SglangEngineConnector implements EngineConnector {
 
     private Uni<Void> abortRequest(Endpoint endpoint, String rid) {
         ObjectNode body = Json.object().put("rid", rid);
-        return http.postJson(endpoint.uri(), ABORT_PATH, Map.of(), body)
+        return http.postJson(endpoint, ABORT_PATH, Map.of(), body)
                 .onFailure(SglangEngineConnector::emptyOkAnswer).recoverWithNull()
                 .replaceWithVoid();
     }

@@ -39,7 +39,7 @@ final class SglangProbe {
     }
 
     private Uni<Object> fetch(Endpoint endpoint, String path) {
-        return http.get(endpoint.uri(), path, timeout).<Object>map(r -> r)
+        return http.get(endpoint, path, timeout).<Object>map(r -> r)
                 .onFailure().recoverWithItem(Throwable::getMessage);
     }
 

@@ -200,7 +200,7 @@ public final class OpenEngineSimEngine extends SimEngine {
         if (err > 0) {
             stats.inc(EngineStats.FAULT_ERRORS);
             stats.inc(EngineStats.REQUESTS_FAILED);
-            call.fail(FaultStatus.fromHttp(err).withDescription("simulated fault: status " + err));
+            call.fail(FaultStatus.fromHttp(err).withDescription(faults.errorMessage(err)));
             return;
         }
         long latency = faults.latencyMs();

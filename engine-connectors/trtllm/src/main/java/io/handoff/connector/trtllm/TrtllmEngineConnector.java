@@ -103,7 +103,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                     : TrtllmBodies.CONTEXT_FIRST;
             ObjectNode body = bodies.context(handoff.request(), id, style);
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill().uri(), ChatRequests.path(handoff.request()),
+            return http.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
                     headers(body, handoff.forward()), body)
                     .map(answer -> ContextAnswer.read(answer, handoff, settings, sentAt, clock.instant()))
                     .onFailure(EngineException.class).transform(f -> afterContextFailure(handoff,
@@ -187,9 +187,9 @@ final class TrtllmEngineConnector implements EngineConnector {
      */
     private Multi<GenerateResponse> stream(Endpoint endpoint, String path, ObjectNode body, String requestId,
             Map<String, String> forward) {
-        String what = "POST " + path + " on " + endpoint.uri();
+        String what = "POST " + path + " on " + endpoint.name();
         Duration idle = settings.client().idleTimeout();
-        Multi<JsonNode> chunks = http.postSse(endpoint.uri(), path, headers(body, forward), body)
+        Multi<JsonNode> chunks = http.postSse(endpoint, path, headers(body, forward), body)
                 .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
                         what + ": timed out (no data for " + idle + ")"))
                 .onItem().transform(chunk -> {

@@ -45,7 +45,7 @@ final class TrtllmProbe {
         if (cached != null) {
             return Uni.createFrom().item(cached);
         }
-        return http.get(ctx.uri(), "/server_info", timeout).map(reply -> {
+        return http.get(ctx, "/server_info", timeout).map(reply -> {
             ServerInfo info = reply.ok() ? ServerInfo.parse(Json.parse(reply.body())) : null;
             if (info == null) {
                 throw new IllegalStateException("/server_info answered HTTP " + reply.status() + " without"
@@ -69,7 +69,7 @@ final class TrtllmProbe {
     }
 
     private Uni<Object> fetch(Endpoint endpoint, String path) {
-        return http.get(endpoint.uri(), path, timeout).<Object>map(r -> r)
+        return http.get(endpoint, path, timeout).<Object>map(r -> r)
                 .onFailure().recoverWithItem(Throwable::getMessage);
     }
 

@@ -88,7 +88,7 @@ final class VllmEngineConnector implements EngineConnector {
             JsonNode body = bodies.prefill(handoff.request());
             Instant sentAt = clock.instant();
             String path = ChatRequests.path(handoff.request());
-            return http.postJson(handoff.prefill().uri(), path, headers(handoff.requestId(), handoff.forward()), body)
+            return http.postJson(handoff.prefill(), path, headers(handoff.requestId(), handoff.forward()), body)
                     .map(answer -> PrefillAnswer.read(answer, handoff, settings, sentAt, clock.instant()));
         });
     }
@@ -106,7 +106,7 @@ final class VllmEngineConnector implements EngineConnector {
             }
             JsonNode body = bodies.decode(handoff.request(), params);
             return CompletionStreams.events(
-                    http.postSse(handoff.decode().uri(), ChatRequests.path(handoff.request()),
+                    http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
                             headers(handoff.requestId(), handoff.forward()), body),
                     handoff.requestId())
                     .onFailure(EngineException.class).transform(VllmEngineConnector::afterParamsSent);
@@ -133,7 +133,7 @@ final class VllmEngineConnector implements EngineConnector {
         return Multi.createFrom().deferred(() -> {
             VllmFields.check(request, false);
             JsonNode body = bodies.local(request);
-            return CompletionStreams.events(http.postSse(decode.uri(), ChatRequests.path(request),
+            return CompletionStreams.events(http.postSse(decode, ChatRequests.path(request),
                     headers(requestId, forward), body), requestId);
         });
     }

@@ -46,7 +46,7 @@ final class VllmProbe {
 
     /** A reply, or the failure text: a probe reports what it could not read rather than failing. */
     private Uni<Object> fetch(Endpoint endpoint, String path) {
-        return http.get(endpoint.uri(), path, timeout).<Object>map(r -> r)
+        return http.get(endpoint, path, timeout).<Object>map(r -> r)
                 .onFailure().recoverWithItem(Throwable::getMessage);
     }
 

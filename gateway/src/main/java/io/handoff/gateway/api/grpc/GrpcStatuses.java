@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.gateway.api.openengine.KvSessionMessages;
 import io.handoff.gateway.orchestration.GenerateRefusal;
+import io.handoff.gateway.runtime.ClientText;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.openengine.v1.ErrorCode;
 
@@ -47,6 +48,7 @@ public final class GrpcStatuses {
         return status.withDescription(refusal.getMessage()).asRuntimeException(trailers);
     }
 
+    /** A refused session operation, with a message a client may read (no internal address). */
     public static StatusRuntimeException toStatus(Throwable failure) {
         if (failure instanceof StatusRuntimeException status) {
             return status;
@@ -66,6 +68,6 @@ public final class GrpcStatuses {
         };
         Metadata trailers = new Metadata();
         trailers.put(ERROR_CODE, KvSessionMessages.toProto(refusal.failure()).name());
-        return status.withDescription(refusal.getMessage()).asRuntimeException(trailers);
+        return status.withDescription(ClientText.withoutAddresses(refusal.getMessage())).asRuntimeException(trailers);
     }
 }

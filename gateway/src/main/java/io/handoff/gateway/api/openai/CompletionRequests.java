@@ -43,6 +43,9 @@ final class CompletionRequests {
      * Fields the chat front reads itself and never forwards; {@code messages} is not one of them: it is forwarded,
      * with every other chat field, in {@code extra}.
      */
+    /** The largest value of a uint32 field; Java carries it in an int's bits. */
+    private static final long UINT32_MAX = 0xFFFF_FFFFL;
+
     private static final Set<String> CHAT_FRONT_FIELDS = Set.of("model", "stream", "stream_options", "max_tokens",
             "max_completion_tokens", "temperature", "top_p", "n", "seed", "stop", "presence_penalty",
             "frequency_penalty", "logprobs", "top_logprobs", "top_k", "min_p", "repetition_penalty", "min_tokens",
@@ -92,9 +95,9 @@ final class CompletionRequests {
         number(body, "presence_penalty").ifPresent(sampling::setPresencePenalty);
         number(body, "frequency_penalty").ifPresent(sampling::setFrequencyPenalty);
         number(body, "repetition_penalty").ifPresent(sampling::setRepetitionPenalty);
-        integer(body, "top_k", Integer.MIN_VALUE).ifPresent(v -> sampling.setTopK((int) v));
-        integer(body, "seed", Long.MIN_VALUE).ifPresent(sampling::setSeed);
-        int outputs = (int) integer(body, "n", 1).orElse(1);
+        integer(body, "top_k", Integer.MIN_VALUE, Integer.MAX_VALUE).ifPresent(v -> sampling.setTopK((int) v));
+        integer(body, "seed", Long.MIN_VALUE, Long.MAX_VALUE).ifPresent(sampling::setSeed);
+        int outputs = (int) integer(body, "n", 1, Integer.MAX_VALUE).orElse(1);
         if (body.has("n")) {
             sampling.setNumSequences(outputs);
         }
@@ -108,11 +111,11 @@ final class CompletionRequests {
         StoppingOptions.Builder stopping = StoppingOptions.newBuilder();
         // chat: max_completion_tokens replaces the deprecated max_tokens (and wins when both are sent, as in the
         // engines); the engines read max_tokens on both endpoints
-        java.util.OptionalLong maxTokens = chat ? integer(body, "max_completion_tokens", 1)
+        java.util.OptionalLong maxTokens = chat ? integer(body, "max_completion_tokens", 1, UINT32_MAX)
                 : java.util.OptionalLong.empty();
-        (maxTokens.isPresent() ? maxTokens : integer(body, "max_tokens", 1))
+        (maxTokens.isPresent() ? maxTokens : integer(body, "max_tokens", 1, UINT32_MAX))
                 .ifPresent(v -> stopping.setMaxTokens((int) v));
-        integer(body, "min_tokens", 0).ifPresent(v -> stopping.setMinTokens((int) v));
+        integer(body, "min_tokens", 0, UINT32_MAX).ifPresent(v -> stopping.setMinTokens((int) v));
         bool(body, "ignore_eos").ifPresent(stopping::setIgnoreEos);
         bool(body, "include_stop_str_in_output").ifPresent(stopping::setIncludeStopInOutput);
         stops(body, stopping);
@@ -122,7 +125,7 @@ final class CompletionRequests {
         boolean logprobs = false;
         if (chat) {
             logprobs = bool(body, "logprobs").orElse(false);
-            long top = integer(body, "top_logprobs", 0).orElse(0L);
+            long top = integer(body, "top_logprobs", 0, UINT32_MAX).orElse(0L);
             if (body.hasNonNull("top_logprobs") && !logprobs) {
                 throw OpenAiFailure.invalid("top_logprobs", "top_logprobs needs logprobs: true");
             }
@@ -134,7 +137,7 @@ final class CompletionRequests {
                 g.setResponse(response);
             }
         } else if (body.has("logprobs") && !body.get("logprobs").isNull()) {
-            long top = integer(body, "logprobs", 0).orElse(0L);
+            long top = integer(body, "logprobs", 0, UINT32_MAX).orElse(0L);
             logprobs = true;
             ResponseOptions.Builder response = ResponseOptions.newBuilder().setReturnOutputLogprobs(true);
             if (top > 0) {
@@ -260,14 +263,19 @@ final class CompletionRequests {
         return java.util.Optional.of(v.asDouble());
     }
 
-    private static java.util.OptionalLong integer(JsonNode body, String field, long min) {
+    /**
+     * An integer field within the range of the OpenEngine field it becomes (a uint32 count, an int32, a uint64 seed):
+     * a value outside it is refused, never truncated into another value.
+     */
+    private static java.util.OptionalLong integer(JsonNode body, String field, long min, long max) {
         JsonNode v = body.get(field);
         if (v == null || v.isNull()) {
             return java.util.OptionalLong.empty();
         }
-        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min) {
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
             throw OpenAiFailure.invalid(field, field + " must be an integer"
-                    + (min > Long.MIN_VALUE ? " of at least " + min : ""));
+                    + (min == Long.MIN_VALUE ? "" : max == Long.MAX_VALUE ? " of at least " + min
+                            : " from " + min + " to " + max));
         }
         return java.util.OptionalLong.of(v.asLong());
     }

@@ -377,8 +377,9 @@ public final class RedisSessionStore implements SessionStore {
                 .failWith(() -> new SessionException(SessionFailure.STORE_UNAVAILABLE,
                         "session store did not answer within " + timeout.toMillis() + " ms"))
                 .onFailure(failure -> !(failure instanceof SessionException))
+                // the client's message says what failed; the driver's own text (with Redis's address) is the cause
                 .transform(failure -> new SessionException(SessionFailure.STORE_UNAVAILABLE,
-                        "session store unavailable: " + failure.getMessage(), null, failure));
+                        "session store unavailable (" + failure.getClass().getSimpleName() + ")", null, failure));
     }
 
     private static CleanupClaim claimOf(long token, Session session) {

@@ -1,6 +1,7 @@
 package io.handoff.connector.openai.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.spi.Endpoint;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.MultiEmitter;
@@ -23,7 +24,8 @@ import java.util.Map;
  * The non-blocking HTTP client of one connector, over Vert.x. Every call is lazy (nothing is sent before
  * subscription) and cancellable: cancelling a subscription resets the exchange, which over HTTP/1.1 closes its
  * connection; engines whose only abort is a closed connection see exactly that. Failures arrive as
- * {@link io.handoff.connector.spi.EngineException} (see {@link HttpFailures}).
+ * {@link io.handoff.connector.spi.EngineException} (see {@link HttpFailures}), whose messages name the endpoint by its
+ * configured name, never by its address: they may reach clients. The address is in the failure's cause.
  */
 public final class EngineHttpClient implements AutoCloseable {
 
@@ -43,9 +45,9 @@ public final class EngineHttpClient implements AutoCloseable {
     }
 
     /** A GET whose whole answer is returned, whatever its status (discovery reads non-2xx too). */
-    public Uni<HttpReply> get(URI base, String path, Duration timeout) {
-        RequestOptions options = options(HttpMethod.GET, base, path, Map.of(), timeout);
-        String what = "GET " + path + " on " + base;
+    public Uni<HttpReply> get(Endpoint endpoint, String path, Duration timeout) {
+        RequestOptions options = options(HttpMethod.GET, endpoint.uri(), path, Map.of(), timeout);
+        String what = "GET " + path + " on " + endpoint.name();
         return Uni.createFrom().emitter(em -> new Exchange(client, options, null, what) {
             @Override
             void onResponse(HttpClientResponse response) {
@@ -66,11 +68,11 @@ public final class EngineHttpClient implements AutoCloseable {
     }
 
     /** POSTs a JSON body and returns the JSON answer; a non-2xx status fails with what the engine said. */
-    public Uni<JsonNode> postJson(URI base, String path, Map<String, String> headers, JsonNode body) {
-        RequestOptions options = options(HttpMethod.POST, base, path, headers, settings.idleTimeout())
+    public Uni<JsonNode> postJson(Endpoint endpoint, String path, Map<String, String> headers, JsonNode body) {
+        RequestOptions options = options(HttpMethod.POST, endpoint.uri(), path, headers, settings.idleTimeout())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json");
-        String what = "POST " + path + " on " + base;
+        String what = "POST " + path + " on " + endpoint.name();
         return Uni.createFrom().emitter(em -> new Exchange(client, options, Json.write(body), what) {
             @Override
             void onResponse(HttpClientResponse response) {
@@ -88,7 +90,7 @@ public final class EngineHttpClient implements AutoCloseable {
                     try {
                         json = Json.parse(text);
                     } catch (IllegalArgumentException e) {
-                        succeed(() -> em.fail(HttpFailures.fromTransport(e, true, true, what + ": bad answer")));
+                        succeed(() -> em.fail(HttpFailures.badAnswer(what, e)));
                         return;
                     }
                     succeed(() -> em.complete(json));
@@ -107,11 +109,11 @@ public final class EngineHttpClient implements AutoCloseable {
      * A stream that ends without [DONE] fails (it was cut); an error event ({@code data: {"error":...}}, or an
      * error object of its own, {@code data: {"object":"error",...}}) fails.
      */
-    public Multi<JsonNode> postSse(URI base, String path, Map<String, String> headers, JsonNode body) {
-        RequestOptions options = options(HttpMethod.POST, base, path, headers, settings.idleTimeout())
+    public Multi<JsonNode> postSse(Endpoint endpoint, String path, Map<String, String> headers, JsonNode body) {
+        RequestOptions options = options(HttpMethod.POST, endpoint.uri(), path, headers, settings.idleTimeout())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "text/event-stream");
-        String what = "POST " + path + " on " + base;
+        String what = "POST " + path + " on " + endpoint.name();
         return Multi.createFrom().emitter(em -> new SseExchange(client, options, Json.write(body), what, em)
                 .start(em::onTermination));
     }
@@ -170,7 +172,7 @@ public final class EngineHttpClient implements AutoCloseable {
                 try {
                     event = Json.parse(payload);
                 } catch (IllegalArgumentException e) {
-                    abandon(() -> em.fail(HttpFailures.fromTransport(e, true, true, what + ": bad event")));
+                    abandon(() -> em.fail(HttpFailures.badAnswer(what + " (stream event)", e)));
                     return;
                 }
                 if (event.has("error")) {

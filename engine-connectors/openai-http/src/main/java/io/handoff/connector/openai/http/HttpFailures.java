@@ -44,17 +44,22 @@ public final class HttpFailures {
         if (failure instanceof EngineException e) {
             return e;
         }
+        // the transport's own text names socket addresses: it stays in the cause, for the log and the trace
         if (failure instanceof TimeoutException) {
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, sent,
-                    what + ": timed out (" + failure.getMessage() + ")", failure);
+            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, sent, what + ": timed out", failure);
         }
         if (!sent) {
             String why = failure instanceof ConnectException ? "connection refused" : "could not connect";
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false,
-                    what + ": " + why + " (" + failure.getMessage() + ")", failure);
+            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false, what + ": " + why, failure);
         }
         return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, true,
-                what + ": connection failed (" + failure + ")", failure);
+                what + ": connection failed (" + failure.getClass().getSimpleName() + ")", failure);
+    }
+
+    /** The engine answered something that is not the JSON the API promises: the request reached it and failed. */
+    public static EngineException badAnswer(String what, Throwable parseFailure) {
+        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                what + ": the engine's answer is not valid JSON", parseFailure);
     }
 
     /** The stream ended without its end marker: the engine or the network cut it. */

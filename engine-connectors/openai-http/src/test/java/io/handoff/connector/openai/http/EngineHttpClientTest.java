@@ -1,6 +1,7 @@
 package io.handoff.connector.openai.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.ErrorCode;
 import io.smallrye.mutiny.Multi;
@@ -13,7 +14,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.ServerSocket;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +33,7 @@ class EngineHttpClientTest {
 
     private Vertx vertx;
     private HttpServer server;
-    private URI base;
+    private Endpoint base;
     private EngineHttpClient client;
     private final CompletableFuture<Void> connectionClosed = new CompletableFuture<>();
     private final List<String> bodies = new CopyOnWriteArrayList<>();
@@ -43,7 +43,7 @@ class EngineHttpClientTest {
         vertx = Vertx.vertx();
         server = vertx.createHttpServer().requestHandler(this::serve);
         server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        base = URI.create("http://127.0.0.1:" + server.actualPort());
+        base = Endpoint.of("engine-0", "http://127.0.0.1:" + server.actualPort());
         client = new EngineHttpClient(vertx, new ClientSettings(Duration.ofSeconds(2), Duration.ofSeconds(5), 8));
     }
 
@@ -102,6 +102,8 @@ class EngineHttpClientTest {
         EngineException e = failure(() -> client.postJson(base, "/bad", Map.of(), Json.object()).await().atMost(WAIT));
         assertEquals(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
         assertTrue(e.getMessage().contains("min_tokens too big"));
+        assertTrue(e.getMessage().startsWith("POST /bad on engine-0: HTTP 400"), e.getMessage());
+        assertFalse(e.getMessage().contains("127.0.0.1"), e.getMessage());
     }
 
     @Test
@@ -110,10 +112,13 @@ class EngineHttpClientTest {
         try (ServerSocket s = new ServerSocket(0)) {
             closedPort = s.getLocalPort();
         }
-        EngineException e = failure(() -> client.postJson(URI.create("http://127.0.0.1:" + closedPort), "/json",
-                Map.of(), Json.object()).await().atMost(WAIT));
+        EngineException e = failure(() -> client.postJson(Endpoint.of("engine-1", "http://127.0.0.1:" + closedPort),
+                "/json", Map.of(), Json.object()).await().atMost(WAIT));
         assertFalse(e.sentToEngine());
         assertTrue(e.retryable());
+        // the message may reach a client: the endpoint by its name, the address only in the cause
+        assertEquals("POST /json on engine-1: connection refused", e.getMessage());
+        assertTrue(String.valueOf(e.getCause()).contains(Integer.toString(closedPort)), String.valueOf(e.getCause()));
     }
 
     @Test
@@ -176,6 +181,7 @@ class EngineHttpClientTest {
                 .atMost(WAIT));
         impatient.close();
         assertTrue(e.getMessage().contains("timed out"), e.getMessage());
+        assertFalse(e.getMessage().contains("127.0.0.1"), e.getMessage());
         assertTrue(e.sentToEngine());
     }
 
