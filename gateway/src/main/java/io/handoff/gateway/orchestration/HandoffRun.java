@@ -284,12 +284,12 @@ public final class HandoffRun implements RunningRequest {
     private Multi<GenerateResponse> failed(Throwable failure) {
         EngineException e = asEngineFailure(failure);
         ledger.note(e.held());
-        FailureLog.failed(requestId(), route.name(), e, handoff.prefill(), handoff.decode());
         if (cancelling) {
             // the client went away and cancelled() ends the session: a leg that fails meanwhile (its own native
             // abort fails it) only reports what its engine still holds, which the ledger keeps
             return Multi.createFrom().empty();
         }
+        FailureLog.failed(requestId(), route.name(), e, handoff.prefill(), handoff.decode());
         List<GenerateResponse> tail = relay.done() ? List.of()
                 : List.of(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
         return abortLegs()

@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.gateway.discovery.FleetSampler;
+import io.handoff.gateway.testing.EngineFleet;
 import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.openengine.v1.ErrorCode;
@@ -16,6 +17,7 @@ import io.handoff.simulator.SimEngine;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +28,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -56,7 +59,17 @@ class EngineAddressesTest extends FleetTestSupport {
 
     @BeforeEach
     void discovered() {
-        sampler.sampleNow().await().atMost(java.time.Duration.ofSeconds(30));
+        sampler.sampleNow().await().atMost(Duration.ofSeconds(30));
+    }
+
+    /**
+     * A decode that failed before it pulled leaves the prefill's parked KV on the vLLM producer until its hold ends:
+     * the hold is made to end, so that the tests after this one find the fleet holding nothing.
+     */
+    @AfterEach
+    void holdsEnded() {
+        fleet().vllm().advanceClock(EngineFleet.HOLD.plusSeconds(1));
+        awaitNoKvPinned(fleet().vllm());
     }
 
     @ParameterizedTest

@@ -107,8 +107,14 @@ class EngineHeldKvTest extends FleetTestSupport {
             }
         }
         assertTrue(unseenAnswers >= 4, "the cancel came before the answer only " + unseenAnswers + " times");
-        assertTrue(parkedAfterCancel >= 4, "the producer kept the KV of a cancelled prefill only " + parkedAfterCancel
-                + " times");
+        if (route.startsWith("vllm")) {
+            // vLLM's abort reaches a request that finished its prefill and does not free what it parked (the
+            // simulator holds the answer back to open that window): the kept case happens whatever the timing.
+            // TensorRT-LLM's cancel frees a parked context unless its answer was already out, so there the kept
+            // case depends on the race, and only the check inside the loop applies.
+            assertTrue(parkedAfterCancel >= 4, "the producer kept the KV of a cancelled prefill only "
+                    + parkedAfterCancel + " times");
+        }
 
         // the reaper discharges what was recorded after the end; the engines keep it until their timers
         ids.forEach(this::awaitCleanedUp);
