@@ -5,18 +5,19 @@ import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.telemetry.RequestTrace;
 import io.handoff.gateway.telemetry.TracedLeg;
-import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A request that skips the prefill pool: one decode endpoint prefills locally. No KV changes hands, so no session
- * is allocated (the proposal allows either); the bypass shows in the request's span and in the metrics.
+ * is allocated (the proposal allows either); the bypass shows in the request's span and in the metrics. It ends as
+ * a {@link HandoffRun} does, minus the session: one {@link Ending} decided once, the same relay, the same leg limits
+ * and the same breaker verdict.
  */
 final class BypassRun implements RunningRequest {
 
@@ -27,7 +28,8 @@ final class BypassRun implements RunningRequest {
     private final EventRelay relay;
     private final RequestTrace trace;
     private final Runnable onFinish;
-    private final CompletableFuture<String> abortSignal = new CompletableFuture<>();
+    private final AtomicReference<Ending> ending = new AtomicReference<>();
+    private final CompletableFuture<String> stop = new CompletableFuture<>();
     private volatile Throwable failure;
 
     BypassRun(String tenant, GenerateRequest request, Route route, PooledEndpoint decodeSlot, int outputs,
@@ -53,42 +55,56 @@ final class BypassRun implements RunningRequest {
 
     @Override
     public void abort(String reason) {
-        abortSignal.complete(reason);
+        Ending aborted = new Ending.Aborted(reason);
+        if (decide(aborted) == aborted) {
+            stop.complete(reason);
+        }
     }
 
     Multi<GenerateResponse> stream() {
-        Duration idle = route.settings().decodeIdleTimeout();
         Multi<GenerateResponse> decode = trace.stream(TracedLeg.BYPASS, decodeSlot.endpoint(), 1,
-                forward -> route.connector().decodeLocally(request.getRequestId(), request, decodeSlot.endpoint(),
-                        forward)
-                        .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL,
-                                true, true, "the decode stream was silent for " + idle.toMillis() + " ms")))
+                forward -> LegLimits.idle(route.connector().decodeLocally(request.getRequestId(), request,
+                        decodeSlot.endpoint(), forward), route.settings().decodeIdleTimeout()))
                 .onFailure().invoke(f -> failure = f);
-        return AbortableStream.until(decode, abortSignal)
+        return AbortableStream.until(decode, stop)
                 .onItem().transformToIterable(event -> {
                     GenerateResponse relayed = relay.accept(event);
                     return relayed == null ? List.of() : List.of(relayed);
                 })
-                .onCompletion().switchTo(() -> {
-                    String aborted = abortSignal.getNow(null);
-                    if (aborted != null) {
-                        return Multi.createFrom().iterable(relay.cancelRemaining(aborted));
-                    }
-                    relay.requireDone();
-                    return Multi.createFrom().empty();
-                })
+                .onCompletion().switchTo(() -> tail(ending.get() != null ? ending.get() : natural()))
                 .onFailure().recoverWithMulti(f -> {
-                    EngineException e = f instanceof EngineException ee ? ee
-                            : new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, String.valueOf(f), f);
-                    FailureLog.failed(request.getRequestId(), route.name(), e, decodeSlot.endpoint());
-                    return relay.done() ? Multi.createFrom().empty() : Multi.createFrom().item(
-                            relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
+                    EngineException e = Ending.Failed.asEngineFailure(f);
+                    Ending decided = decide(new Ending.Failed(e));
+                    if (decided instanceof Ending.Failed) {
+                        RequestLog.failed(requestId(), route.name(), e, decodeSlot.endpoint());
+                    }
+                    return tail(decided);
                 })
                 .onTermination().invoke(() -> {
-                    trace.ended(abortSignal.getNow(null) != null ? "cancelled"
-                            : failure != null || relay.errored() ? "failed" : "complete");
-                    decodeSlot.release(failure == null ? null : String.valueOf(failure.getMessage()));
+                    trace.ended(outcome());
+                    decodeSlot.finished(failure);
                     onFinish.run();
                 });
+    }
+
+    private Ending natural() {
+        relay.requireDone();
+        return new Ending.Completed(relay.errored());
+    }
+
+    private Ending decide(Ending proposed) {
+        ending.compareAndSet(null, proposed);
+        return ending.get();
+    }
+
+    private Multi<GenerateResponse> tail(Ending proposed) {
+        return Multi.createFrom().iterable(decide(proposed).tail(relay));
+    }
+
+    private String outcome() {
+        if (ending.get() instanceof Ending.Aborted) {
+            return "cancelled";
+        }
+        return failure != null || relay.errored() ? "failed" : "complete";
     }
 }

@@ -7,6 +7,7 @@ import io.handoff.connector.spi.HeldKv;
 import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.gateway.orchestration.Admission.Legs;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.session.CleanupObligation;
@@ -16,31 +17,29 @@ import io.handoff.gateway.telemetry.RequestTrace;
 import io.handoff.gateway.telemetry.TracedLeg;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.PrefillReady;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One accepted request: its legs in the style's order, the relay of the decode stream, and the one ending of its
- * session. Whatever happens (completion, a failing leg, a client cancel, Control.Abort, the session ended by
- * another replica) the legs still running are aborted through their native paths and the session ends exactly once.
+ * session. Whatever ends it first (completion, a failing leg, a client cancel, Control.Abort, the session ended by
+ * another replica) decides its {@link Ending} once, by compare-and-set; from that one value follow the native aborts
+ * of the legs still running, the session's one end, and the client's last events.
  */
 public final class HandoffRun implements RunningRequest {
 
     private static final Logger LOG = Logger.getLogger(HandoffRun.class);
-    /** One line per ended request, for operators who want it (off by default, on with the demo fleet). */
-    public static final String REQUEST_LOG = "handoff.requests";
-    private static final Logger REQUESTS = Logger.getLogger(REQUEST_LOG);
 
     private final Admission admission;
     private final Route route;
@@ -48,45 +47,41 @@ public final class HandoffRun implements RunningRequest {
     private final SessionService sessions;
     private final LeaseKeeper keeper;
     private final Runnable onFinish;
-    private final io.handoff.gateway.telemetry.HandoffMetrics metrics;
+    private final GenerateMetrics metrics;
     private final Duration abortTimeout;
     private final EventRelay relay;
     private final RequestTrace trace;
-    private final AtomicBoolean ended = new AtomicBoolean();
-    private final CompletableFuture<String> abortSignal = new CompletableFuture<>();
-    private final Set<io.handoff.connector.spi.Endpoint> triedDecodes = new HashSet<>();
-    private volatile Handoff handoff;
-    private volatile PooledEndpoint decodeSlot;
-    private volatile long epoch;
-    private volatile SessionState endedAs;
-    private volatile boolean sessionLost;
-    private volatile boolean finishedInPrefill;
-    private volatile Throwable prefillFailure;
-    private volatile Throwable decodeFailure;
-    private volatile boolean cancelling;
     private final HeldLedger ledger;
+    private final DecodeAttempts decodes;
+    private final AtomicReference<Ending> ending = new AtomicReference<>();
+    /** Completed with a reason when the run is stopped from outside; the relayed stream then ends at once. */
+    private final CompletableFuture<String> stop = new CompletableFuture<>();
+    private volatile Handoff handoff;
+    private volatile long epoch;
+    private volatile Throwable prefillFailure;
+    private volatile SessionState endedAs;
+    /** The last move of the session, which the end waits for. Guarded by this, with the decision. */
     private Uni<Void> lastMove = Uni.createFrom().voidItem();
+    /** The session's one end, once the ending is decided. Guarded by this. */
+    private Uni<Void> end;
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
-            io.handoff.gateway.telemetry.HandoffMetrics metrics, Runnable onFinish) {
-        this.metrics = metrics;
+            GenerateMetrics metrics, Runnable onFinish) {
         this.admission = admission;
         this.route = admission.route();
         this.connector = route.connector();
         this.sessions = sessions;
         this.keeper = keeper;
         this.abortTimeout = abortTimeout;
+        this.metrics = metrics;
         this.onFinish = onFinish;
         this.handoff = admission.handoff();
-        this.decodeSlot = admission.decodeSlot();
         this.epoch = admission.session().epoch();
         this.relay = new EventRelay(admission.requestId(), admission.outputs());
         this.trace = admission.trace();
         this.ledger = new HeldLedger(sessions, admission.tenant(), admission.session(), route.name(),
                 admission.requestId());
-        if (decodeSlot != null) {
-            triedDecodes.add(decodeSlot.endpoint());
-        }
+        this.decodes = new DecodeAttempts(route, admission.decodeSlot());
     }
 
     @Override
@@ -103,219 +98,221 @@ public final class HandoffRun implements RunningRequest {
         return admission.tenant();
     }
 
-    public String routeName() {
-        return route.name();
-    }
-
-    /** How the session ended, once it has. */
-    public SessionState endedAs() {
-        return endedAs;
-    }
-
     @Override
     public void abort(String reason) {
-        abortSignal.complete(reason);
+        stopWith(new Ending.Aborted(reason));
     }
 
     /** The session ended under the request (aborted or expired on another replica): stop without touching it. */
     void sessionLost(String reason) {
-        sessionLost = true;
-        abortSignal.complete(reason);
+        stopWith(new Ending.SessionLost(reason, Optional.empty()));
+    }
+
+    private void stopWith(Ending outside) {
+        if (decide(outside) == outside) {
+            stop.complete(outside.reason());
+        }
     }
 
     Multi<GenerateResponse> stream() {
-        Multi<GenerateResponse> legs = switch (admission.legs()) {
-            case PREFILL -> prefillOnly();
-            case DECODE -> move(SessionState.ATTACHED, "the participant's decode attaches").onItem()
-                    .transformToMulti(x -> decodeLeg(1));
-            case BOTH -> handoff.style() == ScheduleStyle.CONTEXT_FIRST ? contextFirst() : together();
-        };
-        return AbortableStream.until(legs, abortSignal)
+        return AbortableStream.until(legs(), stop)
                 .onItem().transformToIterable(event -> {
                     GenerateResponse relayed = relay.accept(event);
                     return relayed == null ? List.of() : List.of(relayed);
                 })
-                .onCompletion().switchTo(this::ending)
-                .onFailure().recoverWithMulti(this::failed)
-                .onCancellation().call(this::cancelled)
-                .onTermination().invoke(this::finish);
+                .onCompletion().switchTo(() -> finish(ending.get() != null ? ending.get() : natural()))
+                .onFailure().recoverWithMulti(this::legFailed)
+                .onCancellation().call(() -> end(decide(new Ending.CancelledByClient())))
+                .onTermination().invoke(this::release);
     }
 
-    // ---- the styles
+    // ---- the styles, as steps
 
+    private Multi<GenerateResponse> legs() {
+        return switch (admission.legs()) {
+            case PREFILL -> prefill().onItem().transformToMulti(this::parkForParticipant);
+            case DECODE -> attach("the participant's decode attaches").onItem().transformToMulti(x -> decode(1));
+            case BOTH -> handoff.style() == ScheduleStyle.CONTEXT_FIRST ? contextFirst() : decodeFirst();
+        };
+    }
+
+    /** Context-first: the prefill parks its KV, the session becomes READY, the decode attaches and pulls the KV. */
     private Multi<GenerateResponse> contextFirst() {
-        return prefillLeg().onItem().transformToMulti(result -> {
-            if (result instanceof PrefillResult.Finished finished) {
-                return finishedInPrefill(finished);
-            }
-            PrefillResult.Ready ready = (PrefillResult.Ready) result;
-            handoff = ready.handoff();
-            return recordHeld(ready.held())
-                    .chain(() -> move(SessionState.READY, "the prefill parked its KV"))
-                    .chain(() -> move(SessionState.ATTACHED, "the decode attaches"))
-                    .onItem().transformToMulti(x -> decodeLeg(1));
-        });
+        return prefill().onItem().transformToMulti(result -> result instanceof PrefillResult.Ready ready
+                ? parked(ready, "the prefill parked its KV")
+                        .chain(() -> attach("the decode attaches"))
+                        .onItem().transformToMulti(x -> decode(1))
+                : finishedInPrefill((PrefillResult.Finished) result));
     }
 
-    /** The request completed during its prefill: no decode leg follows, and the answer is the prefill's. */
+    /** A participant's prefill: parked, READY, and the framework gets our ref in PrefillReady for its decode leg. */
+    private Multi<GenerateResponse> parkForParticipant(PrefillResult result) {
+        if (result instanceof PrefillResult.Finished finished) {
+            return finishedInPrefill(finished);
+        }
+        return parked((PrefillResult.Ready) result, "the participant's prefill parked its KV")
+                .onItem().transformToMulti(x -> Multi.createFrom().item(GenerateResponse.newBuilder()
+                        .setPrefillReady(PrefillReady.newBuilder().setKvSession(
+                                ParticipantRef.issue(sessionId(), epoch, route, handoff)))
+                        .build()));
+    }
+
+    /**
+     * Generation-first and concurrent: the decode is admitted first as the rendezvous, then the prefill fills the
+     * same session. A peer that is not ready yet is not a failure; a failing leg fails both.
+     */
+    private Multi<GenerateResponse> decodeFirst() {
+        return attach("the decode is admitted as the rendezvous").onItem().transformToMulti(x ->
+                Multi.createBy().merging().streams(decode(1), prefill().onItem().transformToMulti(result ->
+                        recordHeld(result.held()).onItem().transformToMulti(v -> Multi.createFrom().<GenerateResponse>empty()))));
+    }
+
+    /** The request completed during its prefill: its session is released, and the answer is the prefill's. */
     private Multi<GenerateResponse> finishedInPrefill(PrefillResult.Finished finished) {
-        finishedInPrefill = true;
         ledger.note(finished.held());
-        return end(SessionState.RELEASED, "the request finished during its prefill")
+        return end(decide(new Ending.FinishedInPrefill()))
                 .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
     }
 
-    /**
-     * A participant's prefill: the KV is parked, the session becomes READY and the framework receives our ref in
-     * PrefillReady; its decode leg attaches later. A request that finished during its prefill is answered in full.
-     */
-    private Multi<GenerateResponse> prefillOnly() {
-        return prefillLeg().onItem().transformToMulti(result -> {
-            if (result instanceof PrefillResult.Finished finished) {
-                return finishedInPrefill(finished);
-            }
-            PrefillResult.Ready ready = (PrefillResult.Ready) result;
-            handoff = ready.handoff();
-            return recordHeld(ready.held())
-                    .chain(() -> move(SessionState.READY, "the participant's prefill parked its KV"))
-                    .onItem().transformToMulti(x -> Multi.createFrom().item(GenerateResponse.newBuilder()
-                            .setPrefillReady(io.handoff.openengine.v1.PrefillReady.newBuilder().setKvSession(
-                                    ParticipantRef.issue(sessionId(), epoch, route, handoff)))
-                            .build()));
-        });
+    /** The producer parked its KV: what it holds is recorded before the session says READY. */
+    private Uni<Void> parked(PrefillResult.Ready ready, String why) {
+        handoff = ready.handoff();
+        return recordHeld(ready.held()).chain(() -> move(SessionState.READY, why));
     }
 
-    /**
-     * Generation-first and concurrent: the decode is subscribed first (it is admitted as the rendezvous), then
-     * the prefill fills the same session. A peer that is not ready yet is not a failure; a failing leg fails both.
-     */
-    private Multi<GenerateResponse> together() {
-        return move(SessionState.ATTACHED, "the decode is admitted as the rendezvous").onItem().transformToMulti(x -> {
-            Multi<GenerateResponse> decode = decodeLeg(1);
-            Multi<GenerateResponse> prefill = prefillLeg().onItem().transformToMulti(result -> {
-                List<HeldKv> held = result instanceof PrefillResult.Ready ready ? ready.held()
-                        : ((PrefillResult.Finished) result).held();
-                return recordHeld(held).onItem().transformToMulti(v -> Multi.createFrom().<GenerateResponse>empty());
-            });
-            return Multi.createBy().merging().streams(decode, prefill);
-        });
+    private Uni<Void> attach(String why) {
+        return move(SessionState.ATTACHED, why);
     }
 
     // ---- the legs
 
-    private Uni<PrefillResult> prefillLeg() {
+    private Uni<PrefillResult> prefill() {
         Handoff planned = handoff;
-        return trace.leg(TracedLeg.PREFILL, planned.prefill(), forward -> prefillWithin(planned.withForward(forward)))
-                .onFailure().invoke(f -> prefillFailure = f);
+        return trace.leg(TracedLeg.PREFILL, planned.prefill(), forward -> {
+            Handoff sent = planned.withForward(forward);
+            return LegLimits.parkWithin(connector.prefill(sent)
+                    .onCancellation().invoke(() -> ledger.note(connector.heldAfterCancelledPrefill(sent))),
+                    route.settings().prefillTimeout());
+        }).onFailure().invoke(f -> prefillFailure = f);
     }
 
-    /** The prefill with its timeout, inside the leg's span: a leg that timed out is an error there, not a cancel. */
-    private Uni<PrefillResult> prefillWithin(Handoff planned) {
-        Duration timeout = route.settings().prefillTimeout();
-        return connector.prefill(planned)
-                .onCancellation().invoke(() -> ledger.note(connector.heldAfterCancelledPrefill(planned)))
-                .ifNoItem().after(timeout).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true,
-                        true, "the prefill did not park its KV within " + timeout.toMillis() + " ms"));
-    }
-
-    /** The decode with its idle timeout, inside the leg's span like {@link #prefillWithin}. */
-    private Multi<GenerateResponse> decodeWithin(Handoff current) {
-        Duration idle = route.settings().decodeIdleTimeout();
-        return connector.decode(current)
-                .onItem().invoke(event -> {
-                    if (event.hasToken() || event.hasFinished()) {
-                        ledger.pulled();
-                    }
-                })
-                .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true,
-                        "the decode stream was silent for " + idle.toMillis() + " ms"));
-    }
-
-    private Multi<GenerateResponse> decodeLeg(int attempt) {
+    /** The decode leg, moved to another endpoint when it could not reach its engine and may be sent elsewhere. */
+    private Multi<GenerateResponse> decode(int attempt) {
         Handoff current = handoff;
-        return trace.stream(TracedLeg.DECODE, current.decode(), attempt,
-                forward -> decodeWithin(current.withForward(forward)))
-                .onFailure(f -> retryElsewhere(f, attempt)).recoverWithMulti(f -> {
-                    var next = route.decode().acquire(triedDecodes);
+        return trace.stream(TracedLeg.DECODE, current.decode(), attempt, forward -> LegLimits.idle(
+                        connector.decode(current.withForward(forward)).onItem().invoke(this::notePull),
+                        route.settings().decodeIdleTimeout()))
+                .onFailure(f -> decodes.retryable(f, attempt, relay.started())).recoverWithMulti(f -> {
+                    Optional<PooledEndpoint> next = decodes.next(f);
                     if (next.isEmpty()) {
                         return Multi.createFrom().failure(f);
                     }
                     LOG.infof("request %s: decode endpoint %s unreachable (%s); trying %s", requestId(),
                             current.decode().name(), f.getMessage(), next.get().endpoint().name());
-                    decodeSlot.release(breakerFailure(f));
-                    decodeSlot = next.get();
-                    triedDecodes.add(decodeSlot.endpoint());
-                    handoff = current.withDecode(decodeSlot.endpoint());
-                    return decodeLeg(attempt + 1);
+                    handoff = current.withDecode(next.get().endpoint());
+                    return decode(attempt + 1);
                 })
-                .onFailure().invoke(f -> decodeFailure = f);
+                .onFailure().invoke(decodes::failed);
     }
 
-    /** Only a decode that never reached its engine, on a connector whose handoff data is not bound to it. */
-    private boolean retryElsewhere(Throwable f, int attempt) {
-        return f instanceof EngineException e && !e.sentToEngine() && attempt < route.settings().decodeAttempts()
-                && route.capabilities().decodeRetryElsewhere() && !relay.started();
+    /** A decode that produced output has pulled the parked KV. */
+    private void notePull(GenerateResponse event) {
+        if (event.hasToken() || event.hasFinished()) {
+            ledger.pulled();
+        }
     }
 
-    // ---- the endings
+    // ---- the ending
 
-    private Multi<GenerateResponse> ending() {
-        String aborted = abortSignal.getNow(null);
-        if (aborted != null) {
-            List<GenerateResponse> tail = relay.cancelRemaining(aborted);
-            return abortLegs().chain(() -> end(SessionState.CANCELLED, aborted)).onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
+    /**
+     * Decides how the run ends, if nothing has yet, and answers the ending that won. The lease stops being renewed
+     * here: whoever ends the session next does so at once.
+     */
+    private synchronized Ending decide(Ending proposed) {
+        if (ending.compareAndSet(null, proposed)) {
+            keeper.forget(sessionId());
         }
-        if (finishedInPrefill) {
-            return Multi.createFrom().empty();
-        }
+        return ending.get();
+    }
+
+    /** The legs' stream ended by itself: every output finished, or the participant's prefill parked. */
+    private Ending natural() {
         relay.requireDone();
-        if (admission.legs() == Admission.Legs.PREFILL && !relay.errored()) {
-            keeper.forget(sessionId()); // READY now waits for the framework's decode leg, under its own lease
-            return Multi.createFrom().empty();
+        if (admission.legs() == Legs.PREFILL && !relay.errored()) {
+            return new Ending.ParkedForParticipant();
         }
-        if (relay.errored()) {
-            return end(SessionState.FAILED, "the engine reported an error").onItem()
-                    .transformToMulti(x -> Multi.createFrom().empty());
-        }
-        return end(SessionState.COMPLETE, "the decode finished").onItem()
-                .transformToMulti(x -> Multi.createFrom().empty());
-    }
-
-    private Multi<GenerateResponse> failed(Throwable failure) {
-        EngineException e = asEngineFailure(failure);
-        ledger.note(e.held());
-        if (cancelling) {
-            // the client went away and cancelled() ends the session: a leg that fails meanwhile (its own native
-            // abort fails it) only reports what its engine still holds, which the ledger keeps
-            return Multi.createFrom().empty();
-        }
-        FailureLog.failed(requestId(), route.name(), e, handoff.prefill(), handoff.decode());
-        List<GenerateResponse> tail = relay.done() ? List.of()
-                : List.of(relay.terminalError(e.code(), e.getMessage(), relay.retryable(e)));
-        return abortLegs()
-                .chain(() -> end(SessionState.FAILED, e.getMessage()))
-                .onItem().transformToMulti(x -> Multi.createFrom().iterable(tail));
+        return new Ending.Completed(relay.errored());
     }
 
     /**
-     * The client cancelled the call. Aborting a leg natively may fail it, and that failure still reaches
-     * {@link #failed} (the legs are cancelled only once this completes): it must not end the session as FAILED; what
-     * its engine still holds goes to the ledger, which records it whenever it arrives.
+     * A leg failed. What its engine still holds is noted whatever ended the run (a leg the client's cancel aborted
+     * fails too, and reports what it holds); the failure decides the ending only if nothing else has.
      */
-    private Uni<Void> cancelled() {
-        cancelling = true;
-        return abortLegs().chain(() -> end(SessionState.CANCELLED, "cancelled by the client"));
+    private Multi<GenerateResponse> legFailed(Throwable failure) {
+        EngineException e = Ending.Failed.asEngineFailure(failure);
+        ledger.note(e.held());
+        Ending decided = decide(new Ending.Failed(e));
+        if (decided instanceof Ending.Failed) {
+            RequestLog.failed(requestId(), route.name(), e, handoff.prefill(), handoff.decode());
+        }
+        return finish(decided);
     }
 
-    private void finish() {
+    private Multi<GenerateResponse> finish(Ending proposed) {
+        Ending decided = decide(proposed);
+        return end(decided).onItem().transformToMulti(x -> Multi.createFrom().iterable(decided.tail(relay)));
+    }
+
+    /**
+     * The one end of the run, for the ending that was decided: the legs still running are aborted natively where
+     * the ending says so, the session's last move lands, and the session ends with what the ledger holds for it.
+     * Memoized: a client that goes away does not cancel it, and every path that ends the run waits for the same end.
+     */
+    private synchronized Uni<Void> end(Ending decided) {
+        if (end == null) {
+            Uni<Void> moved = lastMove;
+            end = Uni.createFrom().deferred(() -> (decided.abortsLegs() ? abortLegs() : Uni.createFrom().voidItem())
+                    .chain(() -> moved)
+                    .chain(ledger::closing)
+                    .chain(settled -> write(decided, settled)))
+                    .memoize().indefinitely();
+        }
+        return end;
+    }
+
+    /** Writes the session's end with what the ledger settled; a session this run does not end gets what is owed. */
+    private Uni<Void> write(Ending decided, List<CleanupObligation> settled) {
+        Optional<SessionState> state = decided.sessionEnd();
+        if (state.isEmpty()) {
+            ledger.endNotWritten(settled);
+            return Uni.createFrom().voidItem();
+        }
+        return sessions.end(tenant(), sessionId(), state.get(), decided.reason(), OptionalLong.of(epoch), settled)
+                .invoke(t -> {
+                    epoch = t.session().epoch();
+                    endedAs = state.get();
+                    metrics.ended(route.name(), state.get().name());
+                    trace.session(t.session(), handoff.prefill(), handoff.decode());
+                    RequestLog.ended(requestId(), route.name(), admission.legs() == Legs.BOTH
+                                    ? handoff.style().configName() : "participant " + admission.legs(),
+                            route.family(), handoff.prefill(), handoff.decode(), sessionId(), state.get(), epoch);
+                })
+                .onFailure().invoke(f -> {
+                    LOG.debugf("request %s: session %s not moved to %s: %s", requestId(), sessionId(), state.get(),
+                            f.getMessage());
+                    ledger.endNotWritten(settled);
+                })
+                .onFailure().recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    /** Gives back what the run took, once its stream terminated. */
+    private void release() {
         trace.ended(outcome());
-        keeper.forget(sessionId());
         if (admission.prefillSlot() != null) {
-            admission.prefillSlot().release(breakerFailure(prefillFailure));
+            admission.prefillSlot().finished(prefillFailure);
         }
-        if (decodeSlot != null) {
-            decodeSlot.release(breakerFailure(decodeFailure));
-        }
+        decodes.release();
         onFinish.run();
     }
 
@@ -324,11 +321,11 @@ public final class HandoffRun implements RunningRequest {
      * session ended elsewhere, the store refused, the client went away first), what the client saw.
      */
     private String outcome() {
-        if (sessionLost) {
+        if (ending.get() instanceof Ending.SessionLost) {
             return "session-lost";
         }
         if (endedAs != null) {
-            return endedAs.name().toLowerCase(java.util.Locale.ROOT);
+            return endedAs.name().toLowerCase(Locale.ROOT);
         }
         if (relay.errored()) {
             return "failed";
@@ -336,45 +333,17 @@ public final class HandoffRun implements RunningRequest {
         return relay.done() ? "complete" : "cancelled";
     }
 
-    /**
-     * A leg's failure counts against its endpoint's breaker unless the engine judged the request itself (a bad
-     * argument, a feature it lacks) or the request was cancelled: those say nothing about the endpoint's health.
-     */
-    private static String breakerFailure(Throwable failure) {
-        if (failure == null) {
-            return null;
-        }
-        if (failure instanceof EngineException e && e.sentToEngine()
-                && (e.code() == ErrorCode.ERROR_CODE_INVALID_ARGUMENT
-                        || e.code() == ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE
-                        || e.code() == ErrorCode.ERROR_CODE_CANCELLED)) {
-            return null;
-        }
-        return String.valueOf(failure.getMessage());
-    }
-
-    private static EngineException asEngineFailure(Throwable f) {
-        if (f instanceof EngineException e) {
-            return e;
-        }
-        if (f instanceof TimeoutException) {
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true, f.getMessage(), f);
-        }
-        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
-                "internal failure: " + f.getClass().getSimpleName() + ": " + f.getMessage(), f);
-    }
-
-    // ---- the session
+    // ---- the session's moves
 
     /**
-     * One move of the live session. Memoized and remembered: a cancel while it is in flight does not lose the epoch
-     * it moves to, and the end waits for it, so that the end is fenced on the epoch the store really has.
+     * One move of the live session. Refused once the ending is decided (a move then would race the end for the same
+     * epoch); memoized and remembered otherwise, so that a cancel while it is in flight does not lose the epoch it
+     * moves to, and the end waits for it.
      */
     private Uni<Void> move(SessionState target, String reason) {
         Uni<Void> moving = Uni.createFrom().deferred(() -> moveNow(target, reason)).memoize().indefinitely();
         synchronized (this) {
-            if (ended.get()) {
-                // the run is ending (a cancel came first): a move now would race the end for the same epoch
+            if (ending.get() != null) {
                 return Uni.createFrom().failure(new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
                         "the request ended before its session could become " + target));
             }
@@ -390,53 +359,11 @@ public final class HandoffRun implements RunningRequest {
                     trace.session(t.session(), handoff.prefill(), handoff.decode());
                 })
                 .onFailure().transform(f -> {
-                    sessionLost = true;
-                    return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
+                    EngineException lost = new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
                             "the session ended before it could become " + target + ": " + f.getMessage(), f);
+                    decide(new Ending.SessionLost(lost.getMessage(), Optional.of(lost)));
+                    return lost;
                 })
-                .replaceWithVoid();
-    }
-
-    /**
-     * Ends the session once, writing with the end what the ledger holds for it. A session that ended elsewhere is
-     * not touched, but what the ledger never wrote is still recorded on it.
-     */
-    private Uni<Void> end(SessionState state, String reason) {
-        Uni<Void> moved;
-        synchronized (this) {
-            if (!ended.compareAndSet(false, true)) {
-                return Uni.createFrom().voidItem();
-            }
-            moved = lastMove;
-        }
-        keeper.forget(sessionId());
-        return moved.chain(() -> ledger.closing()).chain(settled -> sessionLost ? lost(settled) : end(state, reason, settled));
-    }
-
-    private Uni<Void> lost(List<CleanupObligation> settled) {
-        ledger.endNotWritten(settled);
-        return Uni.createFrom().voidItem();
-    }
-
-    private Uni<Void> end(SessionState state, String reason, List<CleanupObligation> settled) {
-        return sessions.end(tenant(), sessionId(), state, reason, OptionalLong.of(epoch), settled)
-                .invoke(t -> {
-                    epoch = t.session().epoch();
-                    endedAs = state;
-                    metrics.ended(route.name(), state.name());
-                    trace.session(t.session(), handoff.prefill(), handoff.decode());
-                    REQUESTS.infof("request %s on route %s (%s, %s): prefill %s, decode %s; session %s %s at epoch %d",
-                            requestId(), route.name(), admission.legs() == Admission.Legs.BOTH
-                                    ? handoff.style().configName() : "participant " + admission.legs(),
-                            route.family(), handoff.prefill().name(), handoff.decode().name(), sessionId(), state,
-                            epoch);
-                })
-                .onFailure().invoke(f -> {
-                    LOG.debugf("request %s: session %s not moved to %s: %s", requestId(), sessionId(), state,
-                            f.getMessage());
-                    ledger.endNotWritten(settled);
-                })
-                .onFailure().recoverWithNull()
                 .replaceWithVoid();
     }
 
@@ -450,10 +377,10 @@ public final class HandoffRun implements RunningRequest {
     private Uni<Void> abortLegs() {
         Handoff h = handoff;
         List<Uni<Void>> aborts = new ArrayList<>();
-        if (admission.legs() != Admission.Legs.DECODE) {
+        if (admission.legs() != Legs.DECODE) {
             aborts.add(abortLeg(h, Leg.PREFILL));
         }
-        if (admission.legs() != Admission.Legs.PREFILL) {
+        if (admission.legs() != Legs.PREFILL) {
             aborts.add(abortLeg(h, Leg.DECODE));
         }
         return Uni.join().all(aborts).andCollectFailures()

@@ -7,7 +7,7 @@ import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.CleanupClaim;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.telemetry.SessionMetrics;
+import io.handoff.gateway.session.SessionMetrics;
 import io.opentelemetry.context.Context;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;

@@ -6,7 +6,7 @@ import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.DueEntry;
 import io.handoff.gateway.session.store.SessionStore.ReapStep;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.telemetry.SessionMetrics;
+import io.handoff.gateway.session.SessionMetrics;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;

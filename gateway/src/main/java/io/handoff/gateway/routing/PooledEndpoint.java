@@ -2,6 +2,8 @@ package io.handoff.gateway.routing;
 
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.ErrorCode;
 
 import java.util.Optional;
 
@@ -62,8 +64,27 @@ public final class PooledEndpoint {
         outstanding.decrementAndGet();
     }
 
+    /**
+     * Ends one leg on this endpoint, with the one verdict every leg kind gets: a leg's failure counts against the
+     * breaker unless the engine judged the request itself (a bad argument, a feature it lacks) or the leg was
+     * cancelled; those say nothing about the endpoint's health. {@code legFailure} null: the leg went well.
+     */
+    public void finished(Throwable legFailure) {
+        release(countsAgainst(legFailure) ? String.valueOf(legFailure.getMessage()) : null);
+    }
+
+    static boolean countsAgainst(Throwable legFailure) {
+        if (legFailure == null) {
+            return false;
+        }
+        return !(legFailure instanceof EngineException e && e.sentToEngine()
+                && (e.code() == ErrorCode.ERROR_CODE_INVALID_ARGUMENT
+                        || e.code() == ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE
+                        || e.code() == ErrorCode.ERROR_CODE_CANCELLED));
+    }
+
     /** Ends one request on this endpoint; {@code failure} null means it went well as far as the endpoint goes. */
-    public void release(String failure) {
+    void release(String failure) {
         outstanding.decrementAndGet();
         if (failure == null) {
             breaker.succeeded();

@@ -7,6 +7,7 @@ import io.quarkus.runtime.Startup;
 import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -32,17 +33,14 @@ public class RouteRegistry {
 
     private final Map<String, Route> byName = new LinkedHashMap<>();
     private final Map<String, Route> byModel = new HashMap<>();
-    private final DemoFleet demo;
 
-    public RouteRegistry(RoutingConfig config, SessionPolicy policy, Vertx vertx, Clock clock) {
+    public RouteRegistry(RoutingConfig config, SessionPolicy policy, Vertx vertx, Clock clock,
+            Instance<FallbackRoutes> fallback) {
         RouteFactory factory = new RouteFactory(discoverFamilies(), policy);
         List<RouteSettings> settings = new ArrayList<>();
         config.routes().forEach((name, route) -> settings.add(RouteSettings.from(name, route)));
-        if (settings.isEmpty() && config.demo().enabled()) {
-            demo = DemoFleet.start(vertx);
-            settings.addAll(demo.routes());
-        } else {
-            demo = null;
+        if (settings.isEmpty() && config.demo().enabled() && fallback.isResolvable()) {
+            settings.addAll(fallback.get().routes());
         }
         ConnectorContext context = ConnectorContext.of(vertx, clock);
         try {
@@ -99,11 +97,6 @@ public class RouteRegistry {
         return byName.values();
     }
 
-    /** The demo fleet's engines, when this replica started one. */
-    public Optional<DemoFleet> demo() {
-        return Optional.ofNullable(demo);
-    }
-
     @PreDestroy
     void close() {
         for (Route route : byName.values()) {
@@ -112,9 +105,6 @@ public class RouteRegistry {
             } catch (RuntimeException e) {
                 LOG.warnf(e, "closing the connector of route %s", route.name());
             }
-        }
-        if (demo != null) {
-            demo.close();
         }
     }
 }

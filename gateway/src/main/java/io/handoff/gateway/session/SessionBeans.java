@@ -2,14 +2,14 @@ package io.handoff.gateway.session;
 
 import io.handoff.gateway.runtime.ReplicaIdentity;
 import io.handoff.gateway.session.store.SessionStore;
-import io.handoff.gateway.telemetry.SessionMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 import java.time.Clock;
 
-/** Wires the session service from configuration. */
+/** Wires the session service from configuration, and its metrics onto the application's registry. */
 @ApplicationScoped
 public class SessionBeans {
 
@@ -17,6 +17,12 @@ public class SessionBeans {
     @Singleton
     SessionPolicy sessionPolicy(SessionConfig config) {
         return config.toPolicy();
+    }
+
+    @Produces
+    @Singleton
+    SessionMetrics sessionMetrics(MeterRegistry registry) {
+        return new SessionMetrics(registry);
     }
 
     @Produces

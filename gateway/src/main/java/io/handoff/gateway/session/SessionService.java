@@ -5,7 +5,6 @@ import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.session.store.SessionStore.TransitionCommand;
 import io.handoff.gateway.session.store.SessionStore.Transitioned;
-import io.handoff.gateway.telemetry.SessionMetrics;
 import io.smallrye.mutiny.Uni;
 
 import java.nio.charset.StandardCharsets;

@@ -1,20 +1,13 @@
 package io.handoff.gateway.telemetry;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-/** Wires the metric holders onto the application's Micrometer registry, and tracing onto OpenTelemetry. */
+/** Wires tracing onto OpenTelemetry. */
 @ApplicationScoped
 public class TelemetryBeans {
-
-    @Produces
-    @Singleton
-    SessionMetrics sessionMetrics(MeterRegistry registry) {
-        return new SessionMetrics(registry);
-    }
 
     @Produces
     @Singleton

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.connector.openai.http.Json;
-import io.handoff.gateway.discovery.FleetSampler;
+import io.handoff.gateway.control.FleetSampler;
 import io.handoff.gateway.testing.EngineFleet;
 import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.SimulatedFleetProfile;

@@ -14,7 +14,7 @@ import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.telemetry.SessionMetrics;
+import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.RecordingCleanupPort;
 import io.handoff.gateway.testing.RedisServer;

@@ -12,7 +12,7 @@ import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.telemetry.SessionMetrics;
+import io.handoff.gateway.session.SessionMetrics;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;

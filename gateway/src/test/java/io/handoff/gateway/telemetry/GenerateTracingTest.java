@@ -3,6 +3,7 @@ package io.handoff.gateway.telemetry;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.Metadata;
 import io.grpc.stub.MetadataUtils;
+import io.handoff.gateway.demo.DemoFleet;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -54,6 +55,9 @@ class GenerateTracingTest {
 
     @Inject
     RouteRegistry routes;
+
+    @Inject
+    DemoFleet demo;
 
     @BeforeEach
     void forgetEarlierSpans() {
@@ -139,7 +143,7 @@ class GenerateTracingTest {
         }
         assertEquals("prefill-0", prefill.getAttributes().get(HandoffTracing.ENDPOINT_NAME));
         assertEquals("decode-0", decode.getAttributes().get(HandoffTracing.ENDPOINT_NAME));
-        SimEngine prefillEngine = routes.demo().orElseThrow().fleet().get(Family.VLLM, Role.PREFILL);
+        SimEngine prefillEngine = demo.fleet().orElseThrow().get(Family.VLLM, Role.PREFILL);
         assertEquals(prefillEngine.baseUrl(), prefill.getAttributes().get(HandoffTracing.ENDPOINT_URI));
         assertTrue(prefill.getEndEpochNanos() <= decode.getStartEpochNanos(), "context-first: prefill, then decode");
 
@@ -179,7 +183,7 @@ class GenerateTracingTest {
 
     @Test
     void aFailingLegMarksItsSpanAsAnError() throws Exception {
-        SimEngine prefillEngine = routes.demo().orElseThrow().fleet().get(Family.VLLM, Role.PREFILL);
+        SimEngine prefillEngine = demo.fleet().orElseThrow().get(Family.VLLM, Role.PREFILL);
         // a refusal by the engine: it says nothing about the endpoint's health, so the breaker stays shut
         prefillEngine.faults().apply(new ObjectMapper().readTree("{\"error_status\":400,\"error_count\":1}"));
         try {

@@ -7,6 +7,9 @@ import java.util.List;
 /** How a prefill leg ended, when it did not fail. */
 public sealed interface PrefillResult {
 
+    /** What the producer engine holds after the leg, to be recorded as cleanup obligations. */
+    List<HeldKv> held();
+
     /**
      * The KV is parked for the decode leg.
      *

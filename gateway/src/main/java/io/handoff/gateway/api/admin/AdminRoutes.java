@@ -1,7 +1,7 @@
 package io.handoff.gateway.api.admin;
 
-import io.handoff.gateway.api.auth.ApiKeys;
-import io.handoff.gateway.discovery.Drain;
+import io.handoff.gateway.tenancy.ApiKeys;
+import io.handoff.gateway.control.Drain;
 import io.handoff.gateway.session.SessionState;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;

@@ -1,11 +1,10 @@
 package io.handoff.gateway.api.grpc;
 
-import io.handoff.gateway.api.auth.Caller;
-import io.handoff.gateway.api.auth.GrpcCallerInterceptor;
-import io.handoff.gateway.discovery.AbortService;
-import io.handoff.gateway.discovery.FleetHealth;
-import io.handoff.gateway.discovery.LoadReporter;
-import io.handoff.gateway.discovery.ServerInfoAssembler;
+import io.handoff.gateway.tenancy.Caller;
+import io.handoff.gateway.control.AbortService;
+import io.handoff.gateway.control.FleetHealth;
+import io.handoff.gateway.control.LoadReporter;
+import io.handoff.gateway.control.ServerInfoAssembler;
 import io.handoff.openengine.v1.AbortRequest;
 import io.handoff.openengine.v1.AbortResponse;
 import io.handoff.openengine.v1.Control;

@@ -1,8 +1,7 @@
 package io.handoff.gateway.api.grpc;
 
 import io.grpc.Status;
-import io.handoff.gateway.api.auth.Caller;
-import io.handoff.gateway.api.auth.GrpcCallerInterceptor;
+import io.handoff.gateway.tenancy.Caller;
 import io.handoff.gateway.api.openengine.OpenEngineKvOperations;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.GetKvSessionRequest;

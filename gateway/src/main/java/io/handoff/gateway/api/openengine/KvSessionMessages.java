@@ -4,6 +4,7 @@ import com.google.protobuf.Duration;
 import com.google.protobuf.Timestamp;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionFailure;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.TransferDisposition;
@@ -55,7 +56,7 @@ public final class KvSessionMessages {
     }
 
     public static KvScheduleStyle toProto(ScheduleStyle style) {
-        return KvScheduleStyle.valueOf("KV_SCHEDULE_STYLE_" + style.name());
+        return style.wire();
     }
 
     public static KvTransferDisposition toProto(TransferDisposition disposition) {
@@ -79,13 +80,11 @@ public final class KvSessionMessages {
 
     /** Empty for UNSPECIFIED; an unknown number (a newer client) is refused as invalid. */
     public static Optional<ScheduleStyle> fromProto(KvScheduleStyle style) {
-        return switch (style) {
-            case KV_SCHEDULE_STYLE_UNSPECIFIED -> Optional.empty();
-            case KV_SCHEDULE_STYLE_CONTEXT_FIRST -> Optional.of(ScheduleStyle.CONTEXT_FIRST);
-            case KV_SCHEDULE_STYLE_GENERATION_FIRST -> Optional.of(ScheduleStyle.GENERATION_FIRST);
-            case KV_SCHEDULE_STYLE_CONCURRENT -> Optional.of(ScheduleStyle.CONCURRENT);
-            case UNRECOGNIZED -> throw io.handoff.gateway.session.SessionException.invalid("unknown schedule_style");
-        };
+        try {
+            return ScheduleStyle.ofWire(style);
+        } catch (IllegalArgumentException unknown) {
+            throw SessionException.invalid("unknown schedule_style");
+        }
     }
 
     public static Optional<TransferDisposition> fromProto(KvTransferDisposition disposition) {
@@ -93,7 +92,7 @@ public final class KvSessionMessages {
             case KV_TRANSFER_DISPOSITION_UNSPECIFIED -> Optional.empty();
             case KV_TRANSFER_DISPOSITION_REQUIRED -> Optional.of(TransferDisposition.REQUIRED);
             case KV_TRANSFER_DISPOSITION_BYPASS -> Optional.of(TransferDisposition.BYPASS);
-            case UNRECOGNIZED -> throw io.handoff.gateway.session.SessionException.invalid(
+            case UNRECOGNIZED -> throw SessionException.invalid(
                     "unknown transfer_disposition");
         };
     }
@@ -110,7 +109,7 @@ public final class KvSessionMessages {
     public static java.time.Duration fromProto(Duration d) {
         if (d.getNanos() <= -1_000_000_000 || d.getNanos() >= 1_000_000_000
                 || (d.getSeconds() > 0 && d.getNanos() < 0) || (d.getSeconds() < 0 && d.getNanos() > 0)) {
-            throw io.handoff.gateway.session.SessionException.invalid("lease is not a valid duration");
+            throw SessionException.invalid("lease is not a valid duration");
         }
         return java.time.Duration.ofSeconds(d.getSeconds(), d.getNanos());
     }

@@ -1,7 +1,7 @@
 package io.handoff.gateway.api.rest;
 
-import io.handoff.gateway.api.auth.ApiKeys;
-import io.handoff.gateway.api.auth.Caller;
+import io.handoff.gateway.tenancy.ApiKeys;
+import io.handoff.gateway.tenancy.Caller;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;

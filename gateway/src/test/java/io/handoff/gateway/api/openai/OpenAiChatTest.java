@@ -7,6 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.demo.DemoFleet;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -70,6 +71,9 @@ class OpenAiChatTest {
 
     @Inject
     RouteRegistry routes;
+
+    @Inject
+    DemoFleet demo;
 
     @Inject
     io.vertx.core.Vertx vertx;
@@ -303,7 +307,7 @@ class OpenAiChatTest {
     }
 
     private SimEngine engine(Route route, boolean prefill) {
-        return routes.demo().orElseThrow().engine((prefill ? route.prefill() : route.decode()).members().get(0)
+        return demo.engine((prefill ? route.prefill() : route.decode()).members().get(0)
                 .endpoint()).orElseThrow();
     }
 

@@ -2,6 +2,7 @@ package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.openai.http.Json;
+import io.handoff.gateway.demo.DemoFleet;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.simulator.SimEngine;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -36,6 +37,9 @@ class OpenAiCompletionsTest {
 
     @Inject
     RouteRegistry routes;
+
+    @Inject
+    DemoFleet demo;
 
     @Inject
     io.vertx.core.Vertx vertx;
@@ -116,9 +120,9 @@ class OpenAiCompletionsTest {
     @Test
     void aClientThatGoesAwayMidStreamCancelsTheRequestAndLeavesNoKvPinned() throws Exception {
         var route = routes.forModel("demo-vllm").orElseThrow();
-        SimEngine prefill = routes.demo().orElseThrow().engine(route.prefill().members().get(0).endpoint())
+        SimEngine prefill = demo.engine(route.prefill().members().get(0).endpoint())
                 .orElseThrow();
-        SimEngine decode = routes.demo().orElseThrow().engine(route.decode().members().get(0).endpoint())
+        SimEngine decode = demo.engine(route.decode().members().get(0).endpoint())
                 .orElseThrow();
         long abortedBefore = decode.stat("requests_aborted");
         HttpResponse<java.io.InputStream> r = http.send(HttpRequest.newBuilder(gateway("/v1/completions"))
@@ -144,7 +148,7 @@ class OpenAiCompletionsTest {
 
     private URI directUri(String model) {
         var route = routes.forModel(model).orElseThrow();
-        SimEngine engine = routes.demo().orElseThrow().engine(route.decode().members().get(0).endpoint())
+        SimEngine engine = demo.engine(route.decode().members().get(0).endpoint())
                 .orElseThrow();
         if (!route.family().equals("vllm")) {
             // SGLang and TensorRT-LLM decode servers in PD mode refuse requests without handoff fields

@@ -1,0 +1,92 @@
+package io.handoff.gateway.control;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The control plane as metrics: endpoint health and native load as last sampled, what negotiation found wrong,
+ * Health answers, aborts and the drain. Every tag set is bounded by configuration (routes, pools, endpoints) or by
+ * a fixed vocabulary (states, figures the connectors read, abort targets and statuses). Gauges read values kept in
+ * memory: a scrape never reaches an engine or the store.
+ */
+@ApplicationScoped
+public class ControlMetrics {
+
+    private final MeterRegistry registry;
+    private final Map<Tags, AtomicLong> endpointUp = new ConcurrentHashMap<>();
+    private final Map<Tags, double[]> endpointLoad = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> drain = new ConcurrentHashMap<>();
+
+    public ControlMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Whether an endpoint's breaker admits traffic, after the latest sample. */
+    public void endpointUp(String route, String pool, String endpoint, boolean up) {
+        Tags tags = Tags.of("route", route, "pool", pool, "endpoint", endpoint);
+        endpointUp.computeIfAbsent(tags, t -> {
+            AtomicLong value = new AtomicLong();
+            Gauge.builder("handoff.endpoint.up", value, AtomicLong::get).tags(t)
+                    .description("1 when the endpoint takes traffic (breaker closed), 0 when it is down")
+                    .register(registry);
+            return value;
+        }).set(up ? 1 : 0);
+    }
+
+    /** One native load figure an endpoint reported in the latest sample (running_requests, kv_usage, ...). */
+    public void endpointLoad(String route, String pool, String endpoint, String figure, double value) {
+        Tags tags = Tags.of("route", route, "pool", pool, "endpoint", endpoint, "figure", figure);
+        endpointLoad.computeIfAbsent(tags, t -> {
+            double[] holder = new double[1];
+            Gauge.builder("handoff.endpoint.load", holder, h -> h[0]).tags(t)
+                    .description("A load figure the engine reports on its native surface, as last sampled")
+                    .register(registry);
+            return holder;
+        })[0] = value;
+    }
+
+    /** An endpoint found answering as the wrong role or not serving the route's model. */
+    public void mismatch(String route, String pool, String kind) {
+        registry.counter("handoff.negotiation.mismatches", "route", route, "pool", pool, "kind", kind).increment();
+    }
+
+    /** The age of the latest fleet sample and the session counts it found. */
+    public void sampleGauges(Supplier<Double> ageSeconds, Supplier<Long> activeKvSessions, Supplier<Long> engineHeld) {
+        Gauge.builder("handoff.fleet.sample.age", ageSeconds, s -> s.get()).baseUnit("seconds")
+                .description("How old the latest sample of the engines' native surfaces is").strongReference(true)
+                .register(registry);
+        Gauge.builder("handoff.sessions.active.kv", activeKvSessions, s -> s.get())
+                .description("Live sessions plus ended sessions whose KV an engine may still hold (latest sample)")
+                .strongReference(true).register(registry);
+        Gauge.builder("handoff.sessions.engine.held", engineHeld, s -> s.get())
+                .description("Ended sessions whose KV an engine may still hold (latest sample)")
+                .strongReference(true).register(registry);
+    }
+
+    public void healthAnswered(String state) {
+        registry.counter("handoff.health.answers", "state", state).increment();
+    }
+
+    public void aborted(String target, String status) {
+        registry.counter("handoff.aborts", "target", target, "status", status).increment();
+    }
+
+    /** Drain figures: {@code active} (1 while draining), {@code live} and {@code engine_held} sessions remaining. */
+    public void drain(String figure, long value) {
+        drain.computeIfAbsent(figure, f -> {
+            AtomicLong holder = new AtomicLong();
+            Gauge.builder("handoff.drain", holder, AtomicLong::get).tag("figure", f)
+                    .description("The drain: active (1 while the deployment drains), live and engine_held sessions "
+                            + "that remain")
+                    .register(registry);
+            return holder;
+        }).set(value);
+    }
+}
