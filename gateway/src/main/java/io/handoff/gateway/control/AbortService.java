@@ -1,7 +1,6 @@
 package io.handoff.gateway.control;
 
 import io.grpc.Status;
-import io.handoff.gateway.tenancy.Caller;
 import io.handoff.gateway.orchestration.LiveRequests;
 import io.handoff.gateway.orchestration.RunningRequest;
 import io.handoff.gateway.session.Session;
@@ -11,6 +10,7 @@ import io.handoff.gateway.session.SessionIds;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.store.SessionStore;
+import io.handoff.gateway.tenancy.Caller;
 import io.handoff.openengine.v1.AbortRequest;
 import io.handoff.openengine.v1.AbortResponse;
 import io.handoff.openengine.v1.AbortStatus;

@@ -3,7 +3,6 @@ package io.handoff.gateway.demo;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.orchestration.RequestLog;
-import io.handoff.gateway.routing.BypassPolicy;
 import io.handoff.gateway.routing.FallbackRoutes;
 import io.handoff.gateway.routing.RouteSettings;
 import io.handoff.simulator.Family;
@@ -14,8 +13,8 @@ import io.vertx.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
+import org.jboss.logmanager.LogContext;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,7 +47,7 @@ public class DemoFleet implements FallbackRoutes {
                     SimFleet.DEFAULT_FAMILIES);
             LOG.info("no routes configured: started the embedded demo fleet of simulated engines");
             // a newcomer should watch each handoff happen: the per-request log is on while the demo fleet runs
-            java.util.logging.Logger.getLogger(RequestLog.NAME).setLevel(Level.INFO);
+            LogContext.getLogContext().getLogger(RequestLog.NAME).setLevel(Level.INFO);
             fleet.describe().forEach(line -> LOG.info("  " + line));
             routes = List.of(
                     route("demo-vllm", Family.VLLM, ScheduleStyle.CONTEXT_FIRST, Set.of(ScheduleStyle.CONTEXT_FIRST),
@@ -68,11 +67,12 @@ public class DemoFleet implements FallbackRoutes {
             Map<String, String> options) {
         SimEngine prefill = fleet.get(family, Role.PREFILL);
         SimEngine decode = fleet.get(family, Role.DECODE);
-        return new RouteSettings(name, name, List.of(), MODEL, family.wire(),
-                List.of(Endpoint.of("prefill-0", prefill.baseUrl())), List.of(Endpoint.of("decode-0",
-                        decode.baseUrl())), defaultStyle, styles, BypassPolicy.NEVER, Optional.empty(),
-                Optional.empty(), Duration.ofSeconds(60), Duration.ofSeconds(60), 1, 3, Duration.ofSeconds(10),
-                256, 1024, options);
+        return RouteSettings.builder(name, name, family.wire()).engineModel(MODEL)
+                .prefill(List.of(Endpoint.of("prefill-0", prefill.baseUrl())))
+                .decode(List.of(Endpoint.of("decode-0", decode.baseUrl())))
+                .defaultStyle(defaultStyle).styles(styles)
+                .decodeAttempts(1) // one decode endpoint per route: there is nowhere else to go
+                .options(options).build();
     }
 
     /** The simulated engine behind an endpoint URI, for tests and the demo's own stats. */

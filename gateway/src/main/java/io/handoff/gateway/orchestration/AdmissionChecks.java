@@ -2,8 +2,8 @@ package io.handoff.gateway.orchestration;
 
 import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.ScheduleStyle;
-import io.handoff.gateway.routing.BypassPolicy;
 import io.handoff.gateway.routing.BypassPolicy.Trigger;
+import io.handoff.gateway.routing.BypassPolicy;
 import io.handoff.gateway.routing.Route;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.KvOptions;

@@ -9,6 +9,7 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.GenerationFinished;
 import io.handoff.openengine.v1.Usage;
 
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 
@@ -112,7 +113,7 @@ final class EventRelay {
 
     /** The events that end every unfinished output as CANCELLED, the last one carrying the usage so far. */
     List<GenerateResponse> cancelRemaining(String message) {
-        java.util.ArrayList<GenerateResponse> out = new java.util.ArrayList<>();
+        ArrayList<GenerateResponse> out = new ArrayList<>();
         for (int i = 0; i < outputs; i++) {
             if (!finished.get(i)) {
                 out.add(GenerateResponse.newBuilder().setRequestId(requestId).setFinished(GenerationFinished

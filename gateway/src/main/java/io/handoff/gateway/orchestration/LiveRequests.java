@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -66,10 +67,10 @@ public class LiveRequests {
     }
 
     /** Claims a request id for the tenant; empty when the tenant already runs a request with this id here. */
-    java.util.Optional<RequestHandle> claim(String tenant, String requestId) {
+    Optional<RequestHandle> claim(String tenant, String requestId) {
         RequestHandle handle = new RequestHandle(tenant, requestId);
-        return runs.putIfAbsent(new Key(tenant, requestId), handle) == null ? java.util.Optional.of(handle)
-                : java.util.Optional.empty();
+        return runs.putIfAbsent(new Key(tenant, requestId), handle) == null ? Optional.of(handle)
+                : Optional.empty();
     }
 
     void unregister(String tenant, String requestId, RequestHandle run) {

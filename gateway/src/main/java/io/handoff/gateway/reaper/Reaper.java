@@ -1,12 +1,12 @@
 package io.handoff.gateway.reaper;
 
 import io.handoff.gateway.session.SessionIds;
+import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.SessionState;
-import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.DueEntry;
 import io.handoff.gateway.session.store.SessionStore.ReapStep;
+import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.session.SessionMetrics;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
@@ -14,6 +14,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.stream.IntStream;
 
 /**
@@ -60,7 +61,7 @@ public class Reaper {
     private Multi<ReapStep.Kind> sweepBucket(int bucket, Instant now) {
         return store.findDue(bucket, now, batchSize)
                 .onFailure().invoke(f -> LOG.debugf("reaper could not read bucket %d: %s", bucket, f.getMessage()))
-                .onFailure().recoverWithItem(java.util.List.of())
+                .onFailure().recoverWithItem(List.of())
                 .onItem().transformToMulti(entries -> Multi.createFrom().iterable(entries))
                 .onItem().transformToUniAndConcatenate(entry -> act(entry, now));
     }

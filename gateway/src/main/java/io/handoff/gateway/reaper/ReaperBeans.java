@@ -1,9 +1,9 @@
 package io.handoff.gateway.reaper;
 
 import io.handoff.gateway.runtime.ReplicaIdentity;
+import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.session.SessionMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;

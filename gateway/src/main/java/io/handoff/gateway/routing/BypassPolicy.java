@@ -1,5 +1,10 @@
 package io.handoff.gateway.routing;
 
+import com.google.protobuf.Value;
+import io.handoff.connector.spi.InputKind;
+import io.handoff.openengine.v1.GenerateRequest;
+
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -67,20 +72,20 @@ public record BypassPolicy(Set<Trigger> triggers, int shortPromptTokens) {
     }
 
     /** The prompt's length in tokens: exact for token ids, estimated for text and for a chat's messages. */
-    public static int promptTokens(io.handoff.openengine.v1.GenerateRequest request) {
+    public static int promptTokens(GenerateRequest request) {
         if (request.hasTokenIds()) {
             return request.getTokenIds().getIdsCount();
         }
-        long bytes = io.handoff.connector.spi.InputKind.isChat(request)
-                ? textBytes(io.handoff.connector.spi.InputKind.messages(request))
-                : request.getPrompt().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        long bytes = InputKind.isChat(request)
+                ? textBytes(InputKind.messages(request))
+                : request.getPrompt().getBytes(StandardCharsets.UTF_8).length;
         return (int) Math.min(Integer.MAX_VALUE, (bytes + BYTES_PER_TOKEN - 1) / BYTES_PER_TOKEN);
     }
 
     /** The UTF-8 bytes of every string in a value (a chat's contents, roles and text parts). */
-    private static long textBytes(com.google.protobuf.Value value) {
+    private static long textBytes(Value value) {
         return switch (value.getKindCase()) {
-            case STRING_VALUE -> value.getStringValue().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            case STRING_VALUE -> value.getStringValue().getBytes(StandardCharsets.UTF_8).length;
             case LIST_VALUE -> value.getListValue().getValuesList().stream().mapToLong(BypassPolicy::textBytes).sum();
             case STRUCT_VALUE -> value.getStructValue().getFieldsMap().values().stream()
                     .mapToLong(BypassPolicy::textBytes).sum();

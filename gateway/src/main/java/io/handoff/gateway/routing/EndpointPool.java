@@ -5,8 +5,10 @@ import io.handoff.connector.spi.EndpointStatus;
 import io.smallrye.mutiny.Uni;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,7 +27,7 @@ public final class EndpointPool {
     private final AtomicInteger turn = new AtomicInteger();
 
     public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
-            java.time.Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober) {
+            Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober) {
         this.name = name;
         this.maxOutstanding = maxOutstanding;
         this.prober = prober;
@@ -107,7 +109,7 @@ public final class EndpointPool {
     public Uni<EndpointStatus> probe(PooledEndpoint member) {
         return Uni.createFrom().deferred(() -> prober.apply(member.endpoint()))
                 .onFailure().recoverWithItem(f -> new EndpointStatus(member.endpoint(), false, Optional.empty(),
-                        List.of(), Optional.empty(), java.util.Map.of(), "probe failed: " + f.getMessage()));
+                        List.of(), Optional.empty(), Map.of(), "probe failed: " + f.getMessage()));
     }
 
     public Optional<PooledEndpoint> member(String endpointName) {

@@ -6,7 +6,6 @@ import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.ErrorCode;
 
 import java.util.Optional;
-
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** One endpoint of a pool: its outstanding requests and its breaker. */

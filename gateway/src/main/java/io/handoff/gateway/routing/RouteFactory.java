@@ -15,6 +15,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -121,7 +123,7 @@ public final class RouteFactory {
         ConnectorService service = families.get(s.family());
         if (service == null) {
             throw refuse(s, "family", "'" + s.family() + "' has no connector on the class path (known: "
-                    + String.join(", ", new java.util.TreeSet<>(families.keySet())) + ")");
+                    + String.join(", ", new TreeSet<>(families.keySet())) + ")");
         }
         return service;
     }
@@ -138,7 +140,7 @@ public final class RouteFactory {
         return a.compareTo(b) <= 0 ? a : b;
     }
 
-    private static String names(java.util.Set<ScheduleStyle> styles) {
+    private static String names(Set<ScheduleStyle> styles) {
         return styles.stream().map(ScheduleStyle::configName).sorted().collect(Collectors.joining(", ", "[", "]"));
     }
 }

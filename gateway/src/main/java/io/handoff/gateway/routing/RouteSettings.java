@@ -43,6 +43,16 @@ public record RouteSettings(
 
     private static final Pattern NAMED = Pattern.compile("^([A-Za-z0-9_.-]+)=(.+)$");
 
+    /** The documented defaults (docs/api.md, "Routes"), shared by configuration and {@link Builder}. */
+    static final String DEFAULT_STYLE = "context-first";
+    static final String DEFAULT_PREFILL_TIMEOUT = "60s";
+    static final String DEFAULT_DECODE_IDLE_TIMEOUT = "60s";
+    static final String DEFAULT_DECODE_ATTEMPTS = "2";
+    static final String DEFAULT_BREAKER_FAILURES = "3";
+    static final String DEFAULT_BREAKER_OPEN_FOR = "10s";
+    static final String DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT = "256";
+    static final String DEFAULT_MAX_IN_FLIGHT = "1024";
+
     public RouteSettings {
         aliases = List.copyOf(aliases);
         prefill = List.copyOf(prefill);
@@ -59,18 +69,178 @@ public record RouteSettings(
         return names;
     }
 
+    /** A route named {@code name} serving {@code model} on the engines of {@code family}, with the defaults. */
+    public static Builder builder(String name, String model, String family) {
+        return new Builder(name, model, family);
+    }
+
+    /** A builder that starts from these settings, to change a few. */
+    public Builder toBuilder() {
+        return new Builder(name, model, family).aliases(aliases).engineModel(engineModel).prefill(prefill)
+                .decode(decode).defaultStyle(defaultStyle).styles(styles).bypass(bypass).leaseDefault(leaseDefault)
+                .leaseMax(leaseMax).prefillTimeout(prefillTimeout).decodeIdleTimeout(decodeIdleTimeout)
+                .decodeAttempts(decodeAttempts).breakerFailures(breakerFailures).breakerOpenFor(breakerOpenFor)
+                .maxOutstandingPerEndpoint(maxOutstandingPerEndpoint).maxInFlight(maxInFlight).options(options);
+    }
+
     static RouteSettings from(String name, RoutingConfig.RouteConfig c) {
         ScheduleStyle defaultStyle = style(name, "default-style", c.defaultStyle());
         Set<ScheduleStyle> styles = new LinkedHashSet<>();
         for (String s : c.styles().orElse(List.of(c.defaultStyle()))) {
             styles.add(style(name, "styles", s));
         }
-        return new RouteSettings(name, c.model(), c.aliases().orElse(List.of()), c.engineModel().orElse(c.model()),
-                c.family(), endpoints(name, "prefill", c.prefill()), endpoints(name, "decode", c.decode()),
-                defaultStyle, styles,
-                BypassPolicy.parse(name, c.bypass().when(), c.bypass().shortPromptTokens().orElse(0)),
-                c.leaseDefault(), c.leaseMax(), c.prefillTimeout(), c.decodeIdleTimeout(), c.decodeAttempts(),
-                c.breakerFailures(), c.breakerOpenFor(), c.maxOutstandingPerEndpoint(), c.maxInFlight(), c.options());
+        return builder(name, c.model(), c.family())
+                .aliases(c.aliases().orElse(List.of()))
+                .engineModel(c.engineModel().orElse(c.model()))
+                .prefill(endpoints(name, "prefill", c.prefill()))
+                .decode(endpoints(name, "decode", c.decode()))
+                .defaultStyle(defaultStyle)
+                .styles(styles)
+                .bypass(BypassPolicy.parse(name, c.bypass().when(), c.bypass().shortPromptTokens().orElse(0)))
+                .leaseDefault(c.leaseDefault())
+                .leaseMax(c.leaseMax())
+                .prefillTimeout(c.prefillTimeout())
+                .decodeIdleTimeout(c.decodeIdleTimeout())
+                .decodeAttempts(c.decodeAttempts())
+                .breakerFailures(c.breakerFailures())
+                .breakerOpenFor(c.breakerOpenFor())
+                .maxOutstandingPerEndpoint(c.maxOutstandingPerEndpoint())
+                .maxInFlight(c.maxInFlight())
+                .options(c.options())
+                .build();
+    }
+
+    /**
+     * Builds settings field by field, starting from the documented defaults: the engines serve {@code model}, one
+     * style ({@code context-first}), no bypass, the deployment's leases, and the timeouts, limits and breaker of
+     * docs/api.md. Endpoints have no default.
+     */
+    public static final class Builder {
+        private final String name;
+        private final String model;
+        private final String family;
+        private List<String> aliases = List.of();
+        private String engineModel;
+        private List<Endpoint> prefill = List.of();
+        private List<Endpoint> decode = List.of();
+        private ScheduleStyle defaultStyle = ScheduleStyle.fromConfigName(DEFAULT_STYLE);
+        private Set<ScheduleStyle> styles;
+        private BypassPolicy bypass = BypassPolicy.NEVER;
+        private Optional<Duration> leaseDefault = Optional.empty();
+        private Optional<Duration> leaseMax = Optional.empty();
+        private Duration prefillTimeout = seconds(DEFAULT_PREFILL_TIMEOUT);
+        private Duration decodeIdleTimeout = seconds(DEFAULT_DECODE_IDLE_TIMEOUT);
+        private int decodeAttempts = Integer.parseInt(DEFAULT_DECODE_ATTEMPTS);
+        private int breakerFailures = Integer.parseInt(DEFAULT_BREAKER_FAILURES);
+        private Duration breakerOpenFor = seconds(DEFAULT_BREAKER_OPEN_FOR);
+        private int maxOutstandingPerEndpoint = Integer.parseInt(DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT);
+        private int maxInFlight = Integer.parseInt(DEFAULT_MAX_IN_FLIGHT);
+        private Map<String, String> options = Map.of();
+
+        private Builder(String name, String model, String family) {
+            this.name = name;
+            this.model = model;
+            this.family = family;
+            this.engineModel = model;
+        }
+
+        public Builder aliases(List<String> value) {
+            aliases = value;
+            return this;
+        }
+
+        public Builder engineModel(String value) {
+            engineModel = value;
+            return this;
+        }
+
+        public Builder prefill(List<Endpoint> value) {
+            prefill = value;
+            return this;
+        }
+
+        public Builder decode(List<Endpoint> value) {
+            decode = value;
+            return this;
+        }
+
+        public Builder defaultStyle(ScheduleStyle value) {
+            defaultStyle = value;
+            return this;
+        }
+
+        /** The styles a request may name; the default style alone when never set. */
+        public Builder styles(Set<ScheduleStyle> value) {
+            styles = value;
+            return this;
+        }
+
+        public Builder bypass(BypassPolicy value) {
+            bypass = value;
+            return this;
+        }
+
+        public Builder leaseDefault(Optional<Duration> value) {
+            leaseDefault = value;
+            return this;
+        }
+
+        public Builder leaseMax(Optional<Duration> value) {
+            leaseMax = value;
+            return this;
+        }
+
+        public Builder prefillTimeout(Duration value) {
+            prefillTimeout = value;
+            return this;
+        }
+
+        public Builder decodeIdleTimeout(Duration value) {
+            decodeIdleTimeout = value;
+            return this;
+        }
+
+        public Builder decodeAttempts(int value) {
+            decodeAttempts = value;
+            return this;
+        }
+
+        public Builder breakerFailures(int value) {
+            breakerFailures = value;
+            return this;
+        }
+
+        public Builder breakerOpenFor(Duration value) {
+            breakerOpenFor = value;
+            return this;
+        }
+
+        public Builder maxOutstandingPerEndpoint(int value) {
+            maxOutstandingPerEndpoint = value;
+            return this;
+        }
+
+        public Builder maxInFlight(int value) {
+            maxInFlight = value;
+            return this;
+        }
+
+        public Builder options(Map<String, String> value) {
+            options = value;
+            return this;
+        }
+
+        public RouteSettings build() {
+            return new RouteSettings(name, model, aliases, engineModel, family, prefill, decode, defaultStyle,
+                    styles == null ? Set.of(defaultStyle) : styles, bypass, leaseDefault, leaseMax, prefillTimeout,
+                    decodeIdleTimeout, decodeAttempts, breakerFailures, breakerOpenFor, maxOutstandingPerEndpoint,
+                    maxInFlight, options);
+        }
+
+        /** The defaults above are whole seconds, in configuration's spelling ({@code 60s}). */
+        private static Duration seconds(String value) {
+            return Duration.ofSeconds(Long.parseLong(value.substring(0, value.length() - 1)));
+        }
     }
 
     private static ScheduleStyle style(String route, String key, String value) {

@@ -48,7 +48,7 @@ public interface RoutingConfig {
         List<String> decode();
 
         /** The style a request gets when it names none. */
-        @WithDefault("context-first")
+        @WithDefault(RouteSettings.DEFAULT_STYLE)
         String defaultStyle();
 
         /** Styles a request may name explicitly; the default style alone when unset. */
@@ -63,31 +63,31 @@ public interface RoutingConfig {
         Optional<Duration> leaseMax();
 
         /** Longest wait for a prefill leg to park its KV (or finish). */
-        @WithDefault("60s")
+        @WithDefault(RouteSettings.DEFAULT_PREFILL_TIMEOUT)
         Duration prefillTimeout();
 
         /** Longest silence on the decode stream, before its first event and between events. */
-        @WithDefault("60s")
+        @WithDefault(RouteSettings.DEFAULT_DECODE_IDLE_TIMEOUT)
         Duration decodeIdleTimeout();
 
         /** Decode endpoints tried for one request when an endpoint cannot be reached before attach. */
-        @WithDefault("2")
+        @WithDefault(RouteSettings.DEFAULT_DECODE_ATTEMPTS)
         int decodeAttempts();
 
         /** Consecutive failures that open an endpoint's circuit breaker. */
-        @WithDefault("3")
+        @WithDefault(RouteSettings.DEFAULT_BREAKER_FAILURES)
         int breakerFailures();
 
         /** How long an open breaker skips its endpoint before a probe may bring it back. */
-        @WithDefault("10s")
+        @WithDefault(RouteSettings.DEFAULT_BREAKER_OPEN_FOR)
         Duration breakerOpenFor();
 
         /** Requests one endpoint may have outstanding; a pool whose endpoints are all full is saturated. */
-        @WithDefault("256")
+        @WithDefault(RouteSettings.DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT)
         int maxOutstandingPerEndpoint();
 
         /** Requests the route runs at once (its bulkhead); beyond it a Generate is refused as OVERLOADED. */
-        @WithDefault("1024")
+        @WithDefault(RouteSettings.DEFAULT_MAX_IN_FLIGHT)
         int maxInFlight();
 
         /** Family-specific connector options, documented in mappings/&lt;family&gt;.md. */

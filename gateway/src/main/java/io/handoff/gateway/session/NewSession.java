@@ -1,7 +1,7 @@
 package io.handoff.gateway.session;
 
-import io.handoff.connector.spi.ScheduleStyle;
 import com.google.protobuf.Struct;
+import io.handoff.connector.spi.ScheduleStyle;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -6,6 +6,7 @@ import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** {@code handoff.session.*}: leases, limits and styles this deployment advertises. */
 @ConfigMapping(prefix = "handoff.session")
@@ -51,7 +52,7 @@ public interface SessionConfig {
         return new SessionPolicy(defaultLease(), maxLease(), tombstoneRetention(), maxLivePerTenant(),
                 ScheduleStyle.fromConfigName(defaultStyle()),
                 supportedStyles().stream().map(ScheduleStyle::fromConfigName)
-                        .collect(java.util.stream.Collectors.toSet()),
+                        .collect(Collectors.toSet()),
                 bypassSupported(), maxIdBytes(), maxAttributesBytes());
     }
 }

@@ -1,6 +1,7 @@
 package io.handoff.gateway.session;
 
 import io.handoff.connector.spi.ScheduleStyle;
+
 import java.time.Duration;
 import java.util.Set;
 

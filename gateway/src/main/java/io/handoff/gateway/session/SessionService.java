@@ -1,10 +1,10 @@
 package io.handoff.gateway.session;
 
 import io.handoff.connector.spi.ScheduleStyle;
-import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.session.store.SessionStore.TransitionCommand;
 import io.handoff.gateway.session.store.SessionStore.Transitioned;
+import io.handoff.gateway.session.store.SessionStore;
 import io.smallrye.mutiny.Uni;
 
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,7 @@ import io.handoff.gateway.session.store.SessionStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -44,7 +45,7 @@ public class SessionStateGauges {
     }
 
     /** Refreshes the gauges now; completes when done. */
-    public io.smallrye.mutiny.Uni<Void> refresh() {
+    public Uni<Void> refresh() {
         return store.countByState().invoke(counts -> counts.forEach((s, n) -> values.get(s).set(n))).replaceWithVoid();
     }
 

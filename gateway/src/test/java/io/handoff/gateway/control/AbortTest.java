@@ -39,7 +39,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Control.Abort of each target kind, with the upstream statuses, over real gRPC, Redis and simulated engines. */
 @QuarkusTest

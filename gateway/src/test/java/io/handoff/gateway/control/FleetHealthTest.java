@@ -1,5 +1,6 @@
 package io.handoff.gateway.control;
 
+import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.RedisTestResource;
 import io.handoff.gateway.testing.SimFleetTestResource;
@@ -11,13 +12,11 @@ import io.handoff.openengine.v1.HealthState;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
-import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,9 +1,9 @@
 package io.handoff.gateway.orchestration;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.gateway.control.FleetSampler;
 import io.handoff.gateway.testing.EngineFleet;
 import io.handoff.gateway.testing.FleetRoutes;
@@ -55,6 +55,7 @@ class EngineAddressesTest extends FleetTestSupport {
     @Inject
     FleetSampler sampler;
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeEach
@@ -88,7 +89,7 @@ class EngineAddressesTest extends FleetTestSupport {
         HttpResponse<String> answer = completion("{\"model\":\"" + ROUTE + "\",\"prompt\":\"" + prompt(leg)
                 + "\",\"max_tokens\":4}");
         assertEquals(400, answer.statusCode(), answer.body());
-        assertClientSafe(Json.parse(answer.body()).path("error").path("message").asText(), engine, name);
+        assertClientSafe(JSON.readTree(answer.body()).path("error").path("message").asText(), engine, name);
     }
 
     @Test
@@ -123,14 +124,14 @@ class EngineAddressesTest extends FleetTestSupport {
 
         HttpResponse<String> tooMany = completion("{\"model\":\"" + ROUTE + "\",\"prompt\":\"hi\",\"max_tokens\":100000}");
         assertEquals(400, tooMany.statusCode(), tooMany.body());
-        JsonNode error = Json.parse(tooMany.body()).path("error");
+        JsonNode error = JSON.readTree(tooMany.body()).path("error");
         assertEquals(ErrorCode.ERROR_CODE_INVALID_ARGUMENT.name(), error.path("code").asText());
         assertTrue(error.path("message").asText().contains("context length"), tooMany.body());
 
         HttpResponse<String> beyondTheField = completion("{\"model\":\"" + ROUTE
                 + "\",\"prompt\":\"hi\",\"max_tokens\":99999999999}");
         assertEquals(400, beyondTheField.statusCode(), beyondTheField.body());
-        assertEquals("max_tokens", Json.parse(beyondTheField.body()).path("error").path("param").asText());
+        assertEquals("max_tokens", JSON.readTree(beyondTheField.body()).path("error").path("param").asText());
 
         assertEquals(sessionsBefore, sessions.count(), "a refused request allocated a session");
         assertEquals(requestsBefore, fleet().requestsTotal(), "a refused request reached an engine");

@@ -6,6 +6,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import io.handoff.gateway.api.grpc.GrpcStatuses;
 import io.handoff.gateway.api.grpc.ParticipantMetadata;
+import io.handoff.gateway.control.Drain;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -20,8 +21,11 @@ import io.handoff.openengine.v1.KvSessionState;
 import io.handoff.openengine.v1.KvTransferDisposition;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.handoff.openengine.v1.StoppingOptions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.URL;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -47,6 +52,12 @@ class ParticipantModeTest {
 
     @TestHTTPResource("/")
     URL base;
+
+    @Inject
+    Drain drain;
+
+    @Inject
+    MeterRegistry registry;
 
     private GrpcTestClient client;
     private OpenEngineKvGrpc.OpenEngineKvBlockingStub kv;
@@ -116,6 +127,55 @@ class ParticipantModeTest {
 
         refused(Status.Code.INVALID_ARGUMENT, () -> generate(leg("decode", null), request("demo-vllm", "b2")));
         refused(Status.Code.FAILED_PRECONDITION, () -> generate(leg("decode", null), request("demo-sglang", "b3")));
+    }
+
+    /**
+     * A drain refuses new work: a participant's decode that bypasses is new work and is refused DRAINING, as an
+     * orchestrated Generate is. The legs of a session allocated before the drain are running work and go on.
+     */
+    @Test
+    void aDrainLetsTheLegsOfAnExistingSessionFinishAndRefusesNewWork() {
+        KvSession session = allocate("demo-vllm");
+        drain.begin().await().atMost(Duration.ofSeconds(10));
+        try {
+            StatusRuntimeException orchestrated = refused(Status.Code.UNAVAILABLE,
+                    () -> generate(null, request("demo-vllm", "drained")));
+            assertEquals("ERROR_CODE_DRAINING", errorCode(orchestrated));
+            GenerateRequest bypass = request("demo-vllm", "drained-bypass").toBuilder().setKv(KvOptions.newBuilder()
+                    .setTransferDisposition(KvTransferDisposition.KV_TRANSFER_DISPOSITION_BYPASS)).build();
+            assertEquals("ERROR_CODE_DRAINING", errorCode(refused(Status.Code.UNAVAILABLE,
+                    () -> generate(leg("decode", null), bypass))));
+
+            KvSessionRef ref = generate(leg("prefill", session.getRef().getSessionId()),
+                    request("demo-vllm", "drain-p")).get(0).getPrefillReady().getKvSession();
+            List<GenerateResponse> decode = generate(leg("decode", null), request("demo-vllm", "drain-d")
+                    .toBuilder().setKv(KvOptions.newBuilder().setSession(ref)).build());
+            assertTrue(decode.get(decode.size() - 1).hasFinished(), decode.toString());
+            assertEquals(KvSessionState.KV_SESSION_STATE_COMPLETE, get(ref.getSessionId()).getState());
+        } finally {
+            drain.end().await().atMost(Duration.ofSeconds(10));
+        }
+    }
+
+    /** Every entry point records its refusals the same way: one count per route and code. */
+    @Test
+    void everyRefusalIsCountedWhateverTheEntryPoint() {
+        double unknownModel = refusedCount("none", "ERROR_CODE_MODEL_NOT_FOUND");
+        double participant = refusedCount("demo-vllm", "ERROR_CODE_KV_SESSION_NOT_FOUND");
+        refused(Status.Code.NOT_FOUND, () -> generate(null, request("no-such-model", "unknown")));
+        refused(Status.Code.NOT_FOUND, () -> generate(leg("prefill", "0123456789abcdef0123456789abcdef"),
+                request("demo-vllm", "no-session")));
+        assertEquals(unknownModel + 1, refusedCount("none", "ERROR_CODE_MODEL_NOT_FOUND"));
+        assertEquals(participant + 1, refusedCount("demo-vllm", "ERROR_CODE_KV_SESSION_NOT_FOUND"));
+    }
+
+    private double refusedCount(String route, String code) {
+        Counter counter = registry.find("handoff.generate.refused").tag("route", route).tag("code", code).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    private static String errorCode(StatusRuntimeException e) {
+        return e.getTrailers().get(Metadata.Key.of(GrpcStatuses.ERROR_CODE_TRAILER, Metadata.ASCII_STRING_MARSHALLER));
     }
 
     @Test

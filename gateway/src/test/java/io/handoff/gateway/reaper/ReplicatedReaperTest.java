@@ -1,12 +1,13 @@
 package io.handoff.gateway.reaper;
 
 import com.google.protobuf.Struct;
+import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.CleanupObligation;
-import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionFailure;
+import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.SessionPolicy;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
@@ -14,7 +15,6 @@ import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.telemetry.HandoffTracing;
-import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.RecordingCleanupPort;
 import io.handoff.gateway.testing.RedisServer;

@@ -4,8 +4,10 @@ import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineConnector;
+import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.vllm.VllmConnectorService;
 import io.handoff.gateway.testing.MutableClock;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.vllm.VllmConfig;
 import io.handoff.simulator.vllm.VllmEngine;
@@ -191,5 +193,32 @@ class EndpointPoolTest {
                 "wrong role: endpoint b answers as PREFILL but is in the decode pool of route r, which needs DECODE"),
                 misconfigured.verdicts());
         assertFalse(misconfigured.wrongRole(), "one of them serves the wrong model");
+    }
+
+    /** One verdict for every leg kind: what the engine judged about the request says nothing of its health. */
+    @Test
+    void aLegFailureCountsAgainstTheBreakerUnlessTheEngineJudgedTheRequestOrItWasCancelled() {
+        assertFalse(PooledEndpoint.countsAgainst(null));
+        for (ErrorCode judged : List.of(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE,
+                ErrorCode.ERROR_CODE_CANCELLED)) {
+            assertFalse(PooledEndpoint.countsAgainst(new EngineException(judged, false, true, "judged")), judged.name());
+        }
+        assertTrue(PooledEndpoint.countsAgainst(new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false,
+                "connection refused")));
+        assertTrue(PooledEndpoint.countsAgainst(new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true, true,
+                "HTTP 503")));
+        assertTrue(PooledEndpoint.countsAgainst(new IllegalStateException("anything else")));
+
+        EndpointPool pool = pool(4, "a");
+        for (int i = 0; i < 5; i++) {
+            PooledEndpoint a = pool.acquire(Set.of()).orElseThrow();
+            a.finished(new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true, "bad request"));
+            assertTrue(a.breaker().admits(), "a bad request never opens the breaker");
+        }
+        for (int i = 0; i < 3; i++) {
+            pool.acquire(Set.of()).orElseThrow().finished(new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true,
+                    false, "connection refused"));
+        }
+        assertFalse(pool.member("a").orElseThrow().breaker().admits(), "three unreachable legs open it");
     }
 }

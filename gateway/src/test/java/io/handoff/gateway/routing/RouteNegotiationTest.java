@@ -35,10 +35,10 @@ class RouteNegotiationTest {
     private static RouteSettings route(String family, ScheduleStyle defaultStyle, Set<ScheduleStyle> styles,
             BypassPolicy bypass, Optional<Duration> leaseMax, List<Endpoint> decode, int maxInFlight,
             Map<String, String> options) {
-        return new RouteSettings("r", "m", List.of(), "sim-model", family,
-                List.of(Endpoint.of("p-0", "http://127.0.0.1:1")), decode, defaultStyle, styles, bypass,
-                Optional.empty(), leaseMax, Duration.ofSeconds(60), Duration.ofSeconds(60), 1, 3,
-                Duration.ofSeconds(10), 256, maxInFlight, options);
+        return RouteSettings.builder("r", "m", family).engineModel("sim-model")
+                .prefill(List.of(Endpoint.of("p-0", "http://127.0.0.1:1"))).decode(decode)
+                .defaultStyle(defaultStyle).styles(styles).bypass(bypass).leaseMax(leaseMax).decodeAttempts(1)
+                .maxInFlight(maxInFlight).options(options).build();
     }
 
     private static final List<Endpoint> DECODE = List.of(Endpoint.of("d-0", "http://127.0.0.1:2"));

@@ -76,11 +76,11 @@ class RouteRefusalTest {
         }
 
         RouteSettings settings() {
-            return new RouteSettings("r1", "m", List.of(), "sim-model", family,
-                    List.of(Endpoint.of("prefill-0", "http://127.0.0.1:1")),
-                    List.of(Endpoint.of("decode-0", "http://127.0.0.1:2")), defaultStyle, styles, bypass,
-                    leaseDefault, leaseMax, Duration.ofSeconds(60), Duration.ofSeconds(60), 2, 3,
-                    Duration.ofSeconds(10), 256, 1024, options);
+            return RouteSettings.builder("r1", "m", family).engineModel("sim-model")
+                    .prefill(List.of(Endpoint.of("prefill-0", "http://127.0.0.1:1")))
+                    .decode(List.of(Endpoint.of("decode-0", "http://127.0.0.1:2")))
+                    .defaultStyle(defaultStyle).styles(styles).bypass(bypass)
+                    .leaseDefault(leaseDefault).leaseMax(leaseMax).options(options).build();
         }
     }
 
@@ -142,21 +142,13 @@ class RouteRefusalTest {
     @Test
     void oneEndpointNameForTwoEnginesIsRefused() {
         RouteSettings ok = Route.vllm().settings();
-        RouteSettings clash = new RouteSettings(ok.name(), ok.model(), ok.aliases(), ok.engineModel(), ok.family(),
-                List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")),
-                List.of(Endpoint.of("node-1", "http://10.0.0.2:8000")), ok.defaultStyle(), ok.styles(), ok.bypass(),
-                ok.leaseDefault(), ok.leaseMax(), ok.prefillTimeout(), ok.decodeIdleTimeout(), ok.decodeAttempts(),
-                ok.breakerFailures(), ok.breakerOpenFor(), ok.maxOutstandingPerEndpoint(), ok.maxInFlight(),
-                ok.options());
+        RouteSettings clash = ok.toBuilder().prefill(List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")))
+                .decode(List.of(Endpoint.of("node-1", "http://10.0.0.2:8000"))).build();
         assertNames(assertThrows(IllegalArgumentException.class, () -> FACTORY.negotiate(clash)).getMessage(),
                 "route r1", "prefill and decode", "node-1", "10.0.0.1", "10.0.0.2");
         // one engine in both pools under one name is one engine
-        FACTORY.negotiate(new RouteSettings(ok.name(), ok.model(), ok.aliases(), ok.engineModel(), ok.family(),
-                List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")),
-                List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")), ok.defaultStyle(), ok.styles(), ok.bypass(),
-                ok.leaseDefault(), ok.leaseMax(), ok.prefillTimeout(), ok.decodeIdleTimeout(), ok.decodeAttempts(),
-                ok.breakerFailures(), ok.breakerOpenFor(), ok.maxOutstandingPerEndpoint(), ok.maxInFlight(),
-                ok.options()));
+        FACTORY.negotiate(ok.toBuilder().prefill(List.of(Endpoint.of("node-1", "http://10.0.0.1:8000")))
+                .decode(List.of(Endpoint.of("node-1", "http://10.0.0.1:8000"))).build());
     }
 
     @Test

@@ -6,8 +6,8 @@ import io.handoff.gateway.testing.DocumentedKeys;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.smallrye.config.ConfigMapping;
-import io.smallrye.config.ConfigMappings;
 import io.smallrye.config.ConfigMappings.ConfigClass;
+import io.smallrye.config.ConfigMappings;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,8 @@
 package io.handoff.gateway.session;
 
 import io.handoff.gateway.session.store.RedisSessionStore;
-import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
+import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.testing.RedisServer;
 import io.handoff.gateway.testing.TestRedisClients;

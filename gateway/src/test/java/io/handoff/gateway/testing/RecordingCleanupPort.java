@@ -1,7 +1,7 @@
 package io.handoff.gateway.testing;
 
-import io.handoff.gateway.reaper.CleanupPort;
 import io.handoff.connector.spi.DischargeResult;
+import io.handoff.gateway.reaper.CleanupPort;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.smallrye.mutiny.Uni;

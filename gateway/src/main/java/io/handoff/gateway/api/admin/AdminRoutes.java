@@ -1,14 +1,16 @@
 package io.handoff.gateway.api.admin;
 
-import io.handoff.gateway.tenancy.ApiKeys;
 import io.handoff.gateway.control.Drain;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.tenancy.ApiKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+
+import java.util.function.Supplier;
 
 /**
  * Admin operations over HTTP on the gateway's port, for operators (OpenEngine has no RPC for them). Every call
@@ -40,7 +42,7 @@ public class AdminRoutes {
         router.delete("/admin/drain").handler(rc -> admin(rc, drain::end));
     }
 
-    private void admin(RoutingContext rc, java.util.function.Supplier<Uni<Drain.Progress>> action) {
+    private void admin(RoutingContext rc, Supplier<Uni<Drain.Progress>> action) {
         String key = presentedKey(rc);
         if (key == null || key.isEmpty()) {
             error(rc, 401, "an admin key is required (authorization: Bearer <key>)");

@@ -1,10 +1,10 @@
 package io.handoff.gateway.api.grpc;
 
-import io.handoff.gateway.tenancy.Caller;
 import io.handoff.gateway.control.AbortService;
 import io.handoff.gateway.control.FleetHealth;
 import io.handoff.gateway.control.LoadReporter;
 import io.handoff.gateway.control.ServerInfoAssembler;
+import io.handoff.gateway.tenancy.Caller;
 import io.handoff.openengine.v1.AbortRequest;
 import io.handoff.openengine.v1.AbortResponse;
 import io.handoff.openengine.v1.Control;

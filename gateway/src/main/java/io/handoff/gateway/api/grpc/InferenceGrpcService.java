@@ -1,9 +1,10 @@
 package io.handoff.gateway.api.grpc;
 
 import io.grpc.Status;
-import io.handoff.gateway.tenancy.Caller;
+import io.handoff.connector.spi.Leg;
 import io.handoff.gateway.orchestration.GenerateOrchestrator;
 import io.handoff.gateway.orchestration.GenerateRefusal;
+import io.handoff.gateway.tenancy.Caller;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.Inference;
@@ -35,7 +36,7 @@ public class InferenceGrpcService implements Inference {
         }
         var participant = ParticipantMetadata.current();
         Multi<GenerateResponse> answer = participant.isEmpty() ? orchestrator.generate(caller.tenant(), request)
-                : participant.get().leg() == io.handoff.connector.spi.Leg.PREFILL
+                : participant.get().leg() == Leg.PREFILL
                         ? orchestrator.participantPrefill(caller.tenant(), participant.get().sessionId(), request)
                         : orchestrator.participantDecode(caller.tenant(), request);
         return answer

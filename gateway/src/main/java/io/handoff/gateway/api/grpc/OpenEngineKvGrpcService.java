@@ -1,8 +1,8 @@
 package io.handoff.gateway.api.grpc;
 
 import io.grpc.Status;
-import io.handoff.gateway.tenancy.Caller;
 import io.handoff.gateway.api.openengine.OpenEngineKvOperations;
+import io.handoff.gateway.tenancy.Caller;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.GetKvSessionRequest;
 import io.handoff.openengine.v1.KvSession;

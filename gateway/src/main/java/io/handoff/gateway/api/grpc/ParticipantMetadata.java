@@ -7,6 +7,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.handoff.connector.spi.Leg;
 import io.quarkus.grpc.GlobalInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -27,13 +28,13 @@ public class ParticipantMetadata implements ServerInterceptor {
     public static final String LEG = "handoff-leg";
     public static final String SESSION = "handoff-kv-session";
 
-    static final Context.Key<Leg> CURRENT = Context.key("handoff-participant-leg");
+    static final Context.Key<ParticipantLeg> CURRENT = Context.key("handoff-participant-leg");
 
     private static final Metadata.Key<String> LEG_KEY = Metadata.Key.of(LEG, Metadata.ASCII_STRING_MARSHALLER);
     private static final Metadata.Key<String> SESSION_KEY = Metadata.Key.of(SESSION, Metadata.ASCII_STRING_MARSHALLER);
 
     /** @param sessionId the session a prefill leg runs on; empty on a decode leg */
-    public record Leg(io.handoff.connector.spi.Leg leg, String sessionId) {
+    public record ParticipantLeg(Leg leg, String sessionId) {
     }
 
     @Override
@@ -51,20 +52,20 @@ public class ParticipantMetadata implements ServerInterceptor {
             return session.isPresent() ? refuse(call, SESSION + " is set without " + LEG)
                     : next.startCall(call, headers);
         }
-        Leg parsed;
+        ParticipantLeg parsed;
         switch (leg.get().toLowerCase(Locale.ROOT)) {
             case "prefill" -> {
                 if (session.isEmpty() || session.get().isBlank()) {
                     return refuse(call, "a prefill leg names its session in " + SESSION);
                 }
-                parsed = new Leg(io.handoff.connector.spi.Leg.PREFILL, session.get());
+                parsed = new ParticipantLeg(Leg.PREFILL, session.get());
             }
             case "decode" -> {
                 if (session.isPresent()) {
                     return refuse(call, "a decode leg names its session in kv.session (the ref of PrefillReady), "
                             + "not in " + SESSION);
                 }
-                parsed = new Leg(io.handoff.connector.spi.Leg.DECODE, "");
+                parsed = new ParticipantLeg(Leg.DECODE, "");
             }
             default -> {
                 return refuse(call, LEG + " must be prefill or decode, not '" + leg.get() + "'");
@@ -74,7 +75,7 @@ public class ParticipantMetadata implements ServerInterceptor {
     }
 
     /** The leg named on the current call, if the caller is a participant. */
-    static Optional<Leg> current() {
+    static Optional<ParticipantLeg> current() {
         return Optional.ofNullable(CURRENT.get());
     }
 

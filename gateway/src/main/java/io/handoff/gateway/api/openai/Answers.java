@@ -1,9 +1,8 @@
 package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.handoff.connector.openai.http.Json;
-import io.handoff.openengine.v1.GenerationFinished;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.GenerationFinished;
 import io.handoff.openengine.v1.Usage;
 
 import java.util.List;
@@ -34,7 +33,7 @@ abstract class Answers {
 
     /** The fields every object of the answer starts with. */
     protected ObjectNode object(String object) {
-        ObjectNode o = Json.object();
+        ObjectNode o = OpenAiJson.object();
         o.put("id", id);
         o.put("object", object);
         o.put("created", created);
@@ -43,7 +42,7 @@ abstract class Answers {
     }
 
     static ObjectNode usage(Usage usage) {
-        return Json.object().put("prompt_tokens", usage.getPromptTokens())
+        return OpenAiJson.object().put("prompt_tokens", usage.getPromptTokens())
                 .put("completion_tokens", usage.getCompletionTokens()).put("total_tokens", usage.getTotalTokens());
     }
 

@@ -2,7 +2,6 @@ package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.LogProb;
 import io.handoff.openengine.v1.TokenInfo;
@@ -39,7 +38,7 @@ final class ChatAnswers extends Answers {
             ObjectNode choice = choice(index);
             choice.putObject("delta").put("content", event.getToken().getText());
             choice.set("logprobs", logprobs ? logprobs(event.getToken().getTokensList())
-                    : Json.mapper().nullNode());
+                    : OpenAiJson.mapper().nullNode());
             choice.putNull("finish_reason");
             out.add(chunk(choice));
         } else if (event.hasFinished()) {
@@ -53,7 +52,7 @@ final class ChatAnswers extends Answers {
         }
         if (event.hasUsage() && includeUsage) {
             ObjectNode usage = object("chat.completion.chunk");
-            usage.set("choices", Json.mapper().createArrayNode());
+            usage.set("choices", OpenAiJson.mapper().createArrayNode());
             usage.set("usage", usage(event.getUsage()));
             out.add(usage);
         }
@@ -98,7 +97,7 @@ final class ChatAnswers extends Answers {
         for (int i = 0; i < outputs; i++) {
             ObjectNode choice = choice(i);
             choice.putObject("message").put("role", "assistant").put("content", texts[i].toString());
-            choice.set("logprobs", logprobs ? logprobs(tokens.get(i)) : Json.mapper().nullNode());
+            choice.set("logprobs", logprobs ? logprobs(tokens.get(i)) : OpenAiJson.mapper().nullNode());
             choice.put("finish_reason", reasons[i]);
             choices.add(choice);
         }
@@ -113,12 +112,12 @@ final class ChatAnswers extends Answers {
     }
 
     private static ObjectNode choice(int index) {
-        return Json.object().put("index", index);
+        return OpenAiJson.object().put("index", index);
     }
 
     /** Chat logprobs: {@code {"content": [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}}. */
     private static ObjectNode logprobs(List<TokenInfo> tokens) {
-        ObjectNode lp = Json.object();
+        ObjectNode lp = OpenAiJson.object();
         ArrayNode content = lp.putArray("content");
         for (TokenInfo t : tokens) {
             if (!t.hasLogprob()) {
@@ -137,7 +136,7 @@ final class ChatAnswers extends Answers {
     }
 
     private static ArrayNode bytes(String token) {
-        ArrayNode out = Json.mapper().createArrayNode();
+        ArrayNode out = OpenAiJson.mapper().createArrayNode();
         for (byte b : token.getBytes(StandardCharsets.UTF_8)) {
             out.add(b & 0xff);
         }

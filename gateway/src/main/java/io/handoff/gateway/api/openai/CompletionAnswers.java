@@ -2,7 +2,6 @@ package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.TokenInfo;
 import io.handoff.openengine.v1.Usage;
@@ -26,7 +25,7 @@ final class CompletionAnswers extends Answers {
         List<ObjectNode> out = new ArrayList<>();
         if (event.hasToken()) {
             ObjectNode choice = choice(event.getToken().getOutputIndex(), event.getToken().getText());
-            choice.set("logprobs", logprobs ? logprobs(event.getToken().getTokensList()) : Json.mapper().nullNode());
+            choice.set("logprobs", logprobs ? logprobs(event.getToken().getTokensList()) : OpenAiJson.mapper().nullNode());
             choice.putNull("finish_reason");
             out.add(chunk(choice));
         } else if (event.hasFinished()) {
@@ -37,7 +36,7 @@ final class CompletionAnswers extends Answers {
         }
         if (event.hasUsage() && includeUsage) {
             ObjectNode usage = object();
-            usage.set("choices", Json.mapper().createArrayNode());
+            usage.set("choices", OpenAiJson.mapper().createArrayNode());
             usage.set("usage", usage(event.getUsage()));
             out.add(usage);
         }
@@ -52,7 +51,7 @@ final class CompletionAnswers extends Answers {
         Usage usage = Usage.getDefaultInstance();
         for (int i = 0; i < outputs; i++) {
             texts[i] = new StringBuilder();
-            tokens[i] = Json.mapper().createArrayNode();
+            tokens[i] = OpenAiJson.mapper().createArrayNode();
         }
         for (GenerateResponse e : events) {
             if (e.hasToken() && e.getToken().getOutputIndex() < outputs) {
@@ -71,7 +70,7 @@ final class CompletionAnswers extends Answers {
         for (int i = 0; i < outputs; i++) {
             ObjectNode choice = choice(i, texts[i].toString());
             if (logprobs) {
-                choice.set("logprobs", Json.object().set("token_logprobs", tokens[i]));
+                choice.set("logprobs", OpenAiJson.object().set("token_logprobs", tokens[i]));
             } else {
                 choice.putNull("logprobs");
             }
@@ -93,21 +92,21 @@ final class CompletionAnswers extends Answers {
     }
 
     private static ObjectNode choice(int index, String text) {
-        ObjectNode c = Json.object();
+        ObjectNode c = OpenAiJson.object();
         c.put("index", index);
         c.put("text", text);
         return c;
     }
 
     private static ObjectNode logprobs(List<TokenInfo> tokens) {
-        ObjectNode lp = Json.object();
+        ObjectNode lp = OpenAiJson.object();
         ArrayNode names = lp.putArray("tokens");
         ArrayNode values = lp.putArray("token_logprobs");
         ArrayNode top = lp.putArray("top_logprobs");
         for (TokenInfo t : tokens) {
             names.add(t.getToken());
             values.add(t.getLogprob());
-            ObjectNode candidates = Json.object();
+            ObjectNode candidates = OpenAiJson.object();
             t.getCandidatesList().forEach(c -> candidates.put(c.getToken(), c.getLogprob()));
             top.add(candidates);
         }

@@ -15,7 +15,10 @@ import io.handoff.openengine.v1.TokenIds;
 
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A {@code /v1/completions} or {@code /v1/chat/completions} body as a Generate. The fields Generate has a place for
@@ -111,8 +114,8 @@ final class CompletionRequests {
         StoppingOptions.Builder stopping = StoppingOptions.newBuilder();
         // chat: max_completion_tokens replaces the deprecated max_tokens (and wins when both are sent, as in the
         // engines); the engines read max_tokens on both endpoints
-        java.util.OptionalLong maxTokens = chat ? integer(body, "max_completion_tokens", 1, UINT32_MAX)
-                : java.util.OptionalLong.empty();
+        OptionalLong maxTokens = chat ? integer(body, "max_completion_tokens", 1, UINT32_MAX)
+                : OptionalLong.empty();
         (maxTokens.isPresent() ? maxTokens : integer(body, "max_tokens", 1, UINT32_MAX))
                 .ifPresent(v -> stopping.setMaxTokens((int) v));
         integer(body, "min_tokens", 0, UINT32_MAX).ifPresent(v -> stopping.setMinTokens((int) v));
@@ -252,46 +255,46 @@ final class CompletionRequests {
         return v.asText();
     }
 
-    private static java.util.Optional<Double> number(JsonNode body, String field) {
+    private static Optional<Double> number(JsonNode body, String field) {
         JsonNode v = body.get(field);
         if (v == null || v.isNull()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         if (!v.isNumber()) {
             throw OpenAiFailure.invalid(field, field + " must be a number");
         }
-        return java.util.Optional.of(v.asDouble());
+        return Optional.of(v.asDouble());
     }
 
     /**
      * An integer field within the range of the OpenEngine field it becomes (a uint32 count, an int32, a uint64 seed):
      * a value outside it is refused, never truncated into another value.
      */
-    private static java.util.OptionalLong integer(JsonNode body, String field, long min, long max) {
+    private static OptionalLong integer(JsonNode body, String field, long min, long max) {
         JsonNode v = body.get(field);
         if (v == null || v.isNull()) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
         if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
             throw OpenAiFailure.invalid(field, field + " must be an integer"
                     + (min == Long.MIN_VALUE ? "" : max == Long.MAX_VALUE ? " of at least " + min
                             : " from " + min + " to " + max));
         }
-        return java.util.OptionalLong.of(v.asLong());
+        return OptionalLong.of(v.asLong());
     }
 
-    private static java.util.Optional<Boolean> bool(JsonNode body, String field) {
+    private static Optional<Boolean> bool(JsonNode body, String field) {
         JsonNode v = body.get(field);
         if (v == null || v.isNull()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         if (!v.isBoolean()) {
             throw OpenAiFailure.invalid(field, field + " must be true or false");
         }
-        return java.util.Optional.of(v.asBoolean());
+        return Optional.of(v.asBoolean());
     }
 
-    private static void refuseUnless(JsonNode body, String field, java.util.function.Predicate<JsonNode> ok,
+    private static void refuseUnless(JsonNode body, String field, Predicate<JsonNode> ok,
             String message) {
         JsonNode v = body.get(field);
         if (v != null && !v.isNull() && !ok.test(v)) {

@@ -1,7 +1,6 @@
 package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.gateway.api.rest.OpenAiError;
 import io.handoff.gateway.orchestration.GenerateRefusal;
 import io.handoff.openengine.v1.ErrorCode;
@@ -59,6 +58,6 @@ final class OpenAiFailure extends RuntimeException {
 
     /** The same error body the REST session API answers, so both HTTP APIs share one shape. */
     static ObjectNode body(String message, String type, String code, String param) {
-        return Json.mapper().valueToTree(new OpenAiError(new OpenAiError.Detail(message, type, code, param)));
+        return OpenAiJson.mapper().valueToTree(new OpenAiError(new OpenAiError.Detail(message, type, code, param)));
     }
 }

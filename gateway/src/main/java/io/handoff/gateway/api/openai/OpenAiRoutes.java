@@ -3,14 +3,14 @@ package io.handoff.gateway.api.openai;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.handoff.connector.openai.http.Json;
-import io.handoff.gateway.tenancy.ApiKeys;
-import io.handoff.gateway.tenancy.Caller;
 import io.handoff.gateway.orchestration.GenerateOrchestrator;
 import io.handoff.gateway.orchestration.GenerateRefusal;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.tenancy.ApiKeys;
+import io.handoff.gateway.tenancy.Caller;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code POST /v1/completions}, {@code POST /v1/chat/completions} and {@code GET /v1/models} on the gateway's HTTP
@@ -62,7 +63,7 @@ public class OpenAiRoutes {
         if (caller(ctx).isEmpty()) {
             return;
         }
-        ObjectNode body = Json.object().put("object", "list");
+        ObjectNode body = OpenAiJson.object().put("object", "list");
         ArrayNode data = body.putArray("data");
         for (Route route : routes.all()) {
             for (String name : route.settings().modelNames()) {
@@ -82,7 +83,7 @@ public class OpenAiRoutes {
         }
         CompletionRequests.Parsed parsed;
         try {
-            JsonNode body = Json.parse(ctx.body().asString());
+            JsonNode body = OpenAiJson.parse(ctx.body().asString());
             String requestId = Optional.ofNullable(ctx.request().getHeader("X-Request-Id")).filter(s -> !s.isBlank())
                     .orElseGet(() -> (chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", ""));
             parsed = chat ? CompletionRequests.parseChat(body, requestId) : CompletionRequests.parse(body, requestId);
@@ -102,8 +103,7 @@ public class OpenAiRoutes {
             events.subscribe().withSubscriber(new SseWriter(ctx, answers, parsed.includeUsage()));
         } else {
             List<GenerateResponse> all = new ArrayList<>();
-            var subscription = new java.util.concurrent.atomic.AtomicReference<io.smallrye.mutiny.subscription
-                    .Cancellable>();
+            var subscription = new AtomicReference<Cancellable>();
             ctx.response().closeHandler(v -> Optional.ofNullable(subscription.get()).ifPresent(c -> c.cancel()));
             subscription.set(events.subscribe().with(all::add, failure -> fail(ctx, failure),
                     () -> answer(ctx, answers, all, parsed.outputs())));
@@ -157,11 +157,11 @@ public class OpenAiRoutes {
             StringBuilder frames = new StringBuilder();
             if (event.hasError()) {
                 var e = event.getError();
-                frames.append(frame(Json.write(OpenAiFailure.body(e.getMessage(), "engine_error", e.getCode().name(),
+                frames.append(frame(OpenAiJson.write(OpenAiFailure.body(e.getMessage(), "engine_error", e.getCode().name(),
                         null))));
             }
             for (ObjectNode chunk : answers.chunks(event, includeUsage)) {
-                frames.append(frame(Json.write(chunk)));
+                frames.append(frame(OpenAiJson.write(chunk)));
             }
             if (frames.length() == 0) {
                 subscription.request(1);
@@ -181,7 +181,7 @@ public class OpenAiRoutes {
             if (!started) {
                 fail(ctx, failure);
             } else if (!ctx.response().closed()) {
-                ctx.response().end(frame(Json.write(OpenAiFailure.body(String.valueOf(failure.getMessage()),
+                ctx.response().end(frame(OpenAiJson.write(OpenAiFailure.body(String.valueOf(failure.getMessage()),
                         "internal_error", "ERROR_CODE_INTERNAL", null))) + frame("[DONE]"));
             }
         }
@@ -237,6 +237,6 @@ public class OpenAiRoutes {
             return;
         }
         ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-                .end(Json.write(body));
+                .end(OpenAiJson.write(body));
     }
 }

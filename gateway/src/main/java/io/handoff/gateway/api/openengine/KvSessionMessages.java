@@ -101,6 +101,7 @@ public final class KvSessionMessages {
         return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
     }
 
+    // java.time.Duration and protobuf's Duration meet in these two converters: the protobuf one is imported
     public static Duration duration(java.time.Duration d) {
         return Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano()).build();
     }

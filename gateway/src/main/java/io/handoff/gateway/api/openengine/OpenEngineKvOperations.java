@@ -1,6 +1,9 @@
 package io.handoff.gateway.api.openengine;
 
+import io.handoff.gateway.runtime.DrainState;
 import io.handoff.gateway.session.AllocateCommand;
+import io.handoff.gateway.session.SessionException;
+import io.handoff.gateway.session.SessionFailure;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.GetKvSessionRequest;
@@ -23,9 +26,9 @@ import java.util.OptionalLong;
 public class OpenEngineKvOperations {
 
     private final SessionService sessions;
-    private final io.handoff.gateway.runtime.DrainState drain;
+    private final DrainState drain;
 
-    public OpenEngineKvOperations(SessionService sessions, io.handoff.gateway.runtime.DrainState drain) {
+    public OpenEngineKvOperations(SessionService sessions, DrainState drain) {
         this.sessions = sessions;
         this.drain = drain;
     }
@@ -37,8 +40,8 @@ public class OpenEngineKvOperations {
     /** Refused while the deployment drains; renew, release and lookup go on, so live sessions can finish. */
     public Uni<Allocated> allocate(String tenant, AllocateKvSessionRequest request) {
         if (drain.draining()) {
-            return Uni.createFrom().failure(new io.handoff.gateway.session.SessionException(
-                    io.handoff.gateway.session.SessionFailure.DRAINING, "this deployment is draining: it allocates no"
+            return Uni.createFrom().failure(new SessionException(
+                    SessionFailure.DRAINING, "this deployment is draining: it allocates no"
                             + " new KV session; renew, release and lookup go on"));
         }
         return Uni.createFrom().deferred(() -> sessions.allocate(tenant, new AllocateCommand(

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -277,7 +278,7 @@ public final class InMemorySessionStore implements SessionStore {
                 return false;
             }
             Session s = entry.session;
-            Map<String, CleanupObligation> merged = new java.util.LinkedHashMap<>();
+            Map<String, CleanupObligation> merged = new LinkedHashMap<>();
             s.obligations().forEach(o -> merged.put(o.id(), o));
             obligations.forEach(o -> merged.put(o.id(), o));
             Instant tombstone = s.tombstoneExpiresAt();

@@ -5,9 +5,8 @@ import com.google.protobuf.Struct;
 import com.google.protobuf.util.JsonFormat;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.handoff.connector.openai.http.Json;
-import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.demo.DemoFleet;
+import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -87,12 +86,12 @@ class OpenAiChatTest {
                 + "\"stream\":%s%s}";
         HttpResponse<String> direct = post(direct(model), body.formatted("sim-model", "false", ""));
         assertEquals(200, direct.statusCode(), direct.body());
-        String expected = Json.parse(direct.body()).path("choices").path(0).path("message").path("content").asText();
+        String expected = OpenAiJson.parse(direct.body()).path("choices").path(0).path("message").path("content").asText();
         assertFalse(expected.isBlank());
 
         HttpResponse<String> whole = post(gateway("/v1/chat/completions"), body.formatted(model, "false", ""));
         assertEquals(200, whole.statusCode(), whole.body());
-        JsonNode answer = Json.parse(whole.body());
+        JsonNode answer = OpenAiJson.parse(whole.body());
         assertEquals("chat.completion", answer.path("object").asText());
         assertTrue(answer.path("id").asText().startsWith("chatcmpl-"), answer.path("id").asText());
         assertEquals(model, answer.path("model").asText());
@@ -101,7 +100,7 @@ class OpenAiChatTest {
         assertEquals(expected, choice.path("message").path("content").asText());
         assertEquals("length", choice.path("finish_reason").asText());
         assertEquals(7, answer.path("usage").path("completion_tokens").asInt());
-        assertEquals(Json.parse(direct.body()).path("usage").path("prompt_tokens").asInt(),
+        assertEquals(OpenAiJson.parse(direct.body()).path("usage").path("prompt_tokens").asInt(),
                 answer.path("usage").path("prompt_tokens").asInt(), "the engine applied the same template");
 
         // streamed: the same deltas as the engine streams them, the role first, the usage chunk, then [DONE]
@@ -114,14 +113,14 @@ class OpenAiChatTest {
         assertTrue(streamed.headers().firstValue("content-type").orElse("").startsWith("text/event-stream"));
         List<String> data = dataLines(streamed.body());
         assertEquals("[DONE]", data.get(data.size() - 1));
-        JsonNode first = Json.parse(data.get(0));
+        JsonNode first = OpenAiJson.parse(data.get(0));
         assertEquals("assistant", first.path("choices").path(0).path("delta").path("role").asText());
         assertEquals(directDeltas, contents(data), "the content arrives in the engine's own pieces");
         assertEquals(expected, String.join("", contents(data)));
         int usageChunks = 0;
         String finish = null;
         for (String d : data.subList(0, data.size() - 1)) {
-            JsonNode chunk = Json.parse(d);
+            JsonNode chunk = OpenAiJson.parse(d);
             assertEquals("chat.completion.chunk", chunk.path("object").asText());
             assertEquals(first.path("id").asText(), chunk.path("id").asText());
             if (chunk.path("choices").isEmpty()) {
@@ -138,7 +137,7 @@ class OpenAiChatTest {
         List<String> plain = dataLines(post(gateway("/v1/chat/completions"), body.formatted(model, "true", ""))
                 .body());
         assertTrue(plain.stream().filter(d -> !d.equals("[DONE]"))
-                .noneMatch(d -> Json.parse(d).path("choices").isEmpty()));
+                .noneMatch(d -> OpenAiJson.parse(d).path("choices").isEmpty()));
         assertEquals(expected, String.join("", contents(plain)));
     }
 
@@ -148,7 +147,7 @@ class OpenAiChatTest {
         "demo-trtllm,KV_SCHEDULE_STYLE_GENERATION_FIRST"})
     void aChatOverGrpcInEachStyleOfEachRouteGivesTheSameContent(String model, KvScheduleStyle style)
             throws Exception {
-        String expected = Json.parse(post(direct(model), "{\"model\":\"sim-model\",\"messages\":" + MESSAGES
+        String expected = OpenAiJson.parse(post(direct(model), "{\"model\":\"sim-model\",\"messages\":" + MESSAGES
                 + ",\"max_tokens\":9}").body()).path("choices").path(0).path("message").path("content").asText();
         try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
             List<GenerateResponse> events = new ArrayList<>();
@@ -185,7 +184,7 @@ class OpenAiChatTest {
         HttpResponse<String> r = post(gateway("/v1/chat/completions"), "{\"model\":\"demo-trtllm\",\"messages\":"
                 + MESSAGES + ",\"" + field + "\":{}}");
         assertError(r, 400, "ERROR_CODE_INVALID_ARGUMENT");
-        JsonNode error = Json.parse(r.body()).path("error");
+        JsonNode error = OpenAiJson.parse(r.body()).path("error");
         assertEquals(field, error.path("param").asText());
         assertEquals("invalid_request_error", error.path("type").asText());
         assertTrue(error.path("message").asText().contains("native disaggregation field"));
@@ -201,7 +200,7 @@ class OpenAiChatTest {
         assertError(post(gateway(chat), "{\"model\":\"demo-vllm\""), 400, "ERROR_CODE_INVALID_ARGUMENT");
         HttpResponse<String> noMessages = post(gateway(chat), "{\"model\":\"demo-vllm\",\"prompt\":\"x\"}");
         assertError(noMessages, 400, "ERROR_CODE_INVALID_ARGUMENT");
-        assertEquals("messages", Json.parse(noMessages.body()).path("error").path("param").asText());
+        assertEquals("messages", OpenAiJson.parse(noMessages.body()).path("error").path("param").asText());
         assertError(post(gateway(chat), "{\"model\":\"demo-vllm\",\"messages\":[]}"), 400,
                 "ERROR_CODE_INVALID_ARGUMENT");
         assertError(post(gateway(chat), "{\"model\":\"demo-vllm\",\"messages\":[{\"content\":\"x\"}]}"), 400,
@@ -214,12 +213,12 @@ class OpenAiChatTest {
         HttpResponse<String> tools = post(gateway(chat), "{\"model\":\"demo-sglang\",\"messages\":" + MESSAGES
                 + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{}}}]}");
         assertError(tools, 400, "ERROR_CODE_UNSUPPORTED_FEATURE");
-        assertTrue(Json.parse(tools.body()).path("error").path("message").asText().contains("tool"));
+        assertTrue(OpenAiJson.parse(tools.body()).path("error").path("message").asText().contains("tool"));
         // a field the engine family does not carry on a chat is refused by name
         HttpResponse<String> unknown = post(gateway(chat), "{\"model\":\"demo-vllm\",\"messages\":" + MESSAGES
                 + ",\"no_such_field\":1}");
         assertError(unknown, 400, "ERROR_CODE_UNSUPPORTED_FEATURE");
-        assertTrue(Json.parse(unknown.body()).path("error").path("message").asText().contains("no_such_field"));
+        assertTrue(OpenAiJson.parse(unknown.body()).path("error").path("message").asText().contains("no_such_field"));
     }
 
     @Test
@@ -229,7 +228,7 @@ class OpenAiChatTest {
                 + MESSAGES + ",\"chat_template_kwargs\":{\"enable_thinking\":false},\"user\":\"u1\","
                 + "\"max_tokens\":20,\"max_completion_tokens\":3,\"logprobs\":true,\"top_logprobs\":2}");
         assertEquals(200, r.statusCode(), r.body());
-        JsonNode answer = Json.parse(r.body());
+        JsonNode answer = OpenAiJson.parse(r.body());
         assertEquals(3, answer.path("usage").path("completion_tokens").asInt());
         assertTrue(answer.path("choices").path(0).path("logprobs").path("content").isArray());
     }
@@ -313,7 +312,7 @@ class OpenAiChatTest {
 
     private static void assertError(HttpResponse<String> r, int status, String code) {
         assertEquals(status, r.statusCode(), r.body());
-        JsonNode error = Json.parse(r.body()).path("error");
+        JsonNode error = OpenAiJson.parse(r.body()).path("error");
         assertEquals(code, error.path("code").asText(), r.body());
         assertTrue(error.path("message").asText().length() > 0);
         assertNotEquals("", error.path("type").asText());
@@ -364,7 +363,7 @@ class OpenAiChatTest {
             if (d.equals("[DONE]")) {
                 continue;
             }
-            for (JsonNode c : Json.parse(d).path("choices")) {
+            for (JsonNode c : OpenAiJson.parse(d).path("choices")) {
                 String content = c.path("delta").path("content").asText("");
                 if (!content.isEmpty()) {
                     out.add(content);

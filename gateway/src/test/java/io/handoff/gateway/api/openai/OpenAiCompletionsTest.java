@@ -1,7 +1,6 @@
 package io.handoff.gateway.api.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.gateway.demo.DemoFleet;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.simulator.SimEngine;
@@ -54,11 +53,11 @@ class OpenAiCompletionsTest {
                 + "\"stream\":%s%s}";
         HttpResponse<String> direct = post(directUri(model), body.formatted("sim-model", "false", ""));
         assertEquals(200, direct.statusCode(), direct.body());
-        String expected = Json.parse(direct.body()).path("choices").path(0).path("text").asText();
+        String expected = OpenAiJson.parse(direct.body()).path("choices").path(0).path("text").asText();
 
         HttpResponse<String> whole = post(gateway("/v1/completions"), body.formatted(model, "false", ""));
         assertEquals(200, whole.statusCode(), whole.body());
-        JsonNode answer = Json.parse(whole.body());
+        JsonNode answer = OpenAiJson.parse(whole.body());
         assertEquals(expected, answer.path("choices").path(0).path("text").asText());
         assertEquals("length", answer.path("choices").path(0).path("finish_reason").asText());
         assertEquals(7, answer.path("usage").path("completion_tokens").asInt());
@@ -72,7 +71,7 @@ class OpenAiCompletionsTest {
         StringBuilder text = new StringBuilder();
         int usageChunks = 0;
         for (String d : data.subList(0, data.size() - 1)) {
-            JsonNode chunk = Json.parse(d);
+            JsonNode chunk = OpenAiJson.parse(d);
             assertEquals("text_completion", chunk.path("object").asText());
             if (chunk.path("choices").isEmpty()) {
                 usageChunks++;
@@ -91,7 +90,7 @@ class OpenAiCompletionsTest {
         HttpResponse<String> r = post(gateway("/v1/completions"),
                 "{\"model\":\"demo-vllm\",\"prompt\":\"x\",\"" + field + "\":{}}");
         assertEquals(400, r.statusCode());
-        JsonNode error = Json.parse(r.body()).path("error");
+        JsonNode error = OpenAiJson.parse(r.body()).path("error");
         assertEquals(field, error.path("param").asText());
         assertEquals("invalid_request_error", error.path("type").asText());
     }
@@ -113,7 +112,7 @@ class OpenAiCompletionsTest {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode());
         List<String> ids = new ArrayList<>();
-        Json.parse(r.body()).path("data").forEach(m -> ids.add(m.path("id").asText()));
+        OpenAiJson.parse(r.body()).path("data").forEach(m -> ids.add(m.path("id").asText()));
         assertTrue(ids.containsAll(List.of("demo-vllm", "demo-sglang", "demo-trtllm")), ids.toString());
     }
 
@@ -141,7 +140,7 @@ class OpenAiCompletionsTest {
 
     private void assertError(HttpResponse<String> r, int status, String code) {
         assertEquals(status, r.statusCode(), r.body());
-        JsonNode error = Json.parse(r.body()).path("error");
+        JsonNode error = OpenAiJson.parse(r.body()).path("error");
         assertEquals(code, error.path("code").asText(), r.body());
         assertTrue(error.path("message").asText().length() > 0);
     }
