@@ -52,8 +52,12 @@ class LoadTest extends ControlPlaneTest {
     @Inject
     SessionService sessions;
 
+    /** GetLoad after a sample whose store part answered (a failed one keeps the previous counts, by design). */
     private LoadInfo sampledLoad() {
-        sampler.sampleNow().await().indefinitely();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            sampler.sampleNow().await().indefinitely();
+            return sampler.sessions().map(counts -> counts.error() == null).orElse(false);
+        });
         return control.getLoad(GetLoadRequest.getDefaultInstance());
     }
 

@@ -28,7 +28,10 @@ public class ControlPlaneProfile implements QuarkusTestProfile {
                 Map.entry("handoff.orchestration.keepalive-enabled", "false"),
                 Map.entry("handoff.discovery.sampling-enabled", "false"),
                 Map.entry("handoff.session.max-lease", "1h"),
-                Map.entry("handoff.store.redis.timeout", "1s"));
+                // generous: a loaded machine must not turn a slow answer into a failure the test did not cause
+                Map.entry("handoff.store.redis.timeout", "10s"),
+                Map.entry("handoff.discovery.store-timeout", "10s"),
+                Map.entry("handoff.discovery.probe-timeout", "15s"));
     }
 
     @Override
