@@ -29,8 +29,7 @@ final class SessionRefs {
         try {
             return KvSessionRef.parseFrom(Base64.getDecoder().decode(encoded));
         } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-            throw new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, false,
-                "stored kv session ref is not a KvSessionRef: " + e.getMessage(), e);
+            throw EngineException.invalid("stored kv session ref is not a KvSessionRef: " + e.getMessage(), e);
         }
     }
 
