@@ -92,15 +92,15 @@ class SglangMappingTest {
 
     /** Both legs' bodies for one request: [prefill, decode], without the minted identities. */
     private List<JsonNode> run(GenerateRequest request) throws Exception {
-        rig.producer.resetRequests();
-        rig.consumer.resetRequests();
+        rig.prefillEngine.resetRequests();
+        rig.decodeEngine.resetRequests();
         Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONCURRENT, request, rig.prefill, rig.decode);
         WireMockRig.Run run = rig.run(handoff);
         assertInstanceOf(PrefillResult.Ready.class, run.prefillResult());
         run.events();
         String path = io.handoff.connector.openai.completion.ChatRequests.path(request);
-        return List.of(withoutIds(WireMockRig.bodies(rig.producer, path).get(0)),
-                withoutIds(WireMockRig.bodies(rig.consumer, path).get(0)));
+        return List.of(withoutIds(WireMockRig.bodies(rig.prefillEngine, path).get(0)),
+                withoutIds(WireMockRig.bodies(rig.decodeEngine, path).get(0)));
     }
 
     private static JsonNode withoutIds(JsonNode body) {

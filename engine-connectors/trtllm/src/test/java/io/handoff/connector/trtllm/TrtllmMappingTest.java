@@ -92,8 +92,8 @@ class TrtllmMappingTest {
 
     /** The bodies of one request: [context leg, context-first generation, generation-first generation]. */
     private List<JsonNode> run(GenerateRequest request) {
-        rig.ctx.resetRequests();
-        rig.gen.resetRequests();
+        rig.prefillEngine.resetRequests();
+        rig.decodeEngine.resetRequests();
         Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
         rig.contextAnswers(handoff, "length");
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
@@ -102,8 +102,8 @@ class TrtllmMappingTest {
         Handoff genFirst = rig.connector.plan("r1", ScheduleStyle.GENERATION_FIRST, request, rig.prefill,
                 rig.decode);
         rig.connector.decode(genFirst).collect().asList().await().atMost(WireMockRig.WAIT);
-        List<JsonNode> gens = WireMockRig.bodies(rig.gen);
-        return List.of(WireMockRig.bodies(rig.ctx).get(0), gens.get(0), gens.get(1));
+        List<JsonNode> gens = WireMockRig.completionBodies(rig.decodeEngine);
+        return List.of(WireMockRig.completionBodies(rig.prefillEngine).get(0), gens.get(0), gens.get(1));
     }
 
     private static JsonNode at(JsonNode body, String dottedPath) {
@@ -213,9 +213,9 @@ class TrtllmMappingTest {
         assertEquals(1, bodies.get(2).at("/disaggregated_params/schedule_style").asInt());
         assertEquals(0, bodies.get(1).at("/disaggregated_params/schedule_style").asInt());
 
-        rig.gen.resetRequests();
+        rig.decodeEngine.resetRequests();
         rig.connector.decodeLocally("r1", BASE, rig.decode).collect().asList().await().atMost(WireMockRig.WAIT);
-        JsonNode local = WireMockRig.bodies(rig.gen).get(0);
+        JsonNode local = WireMockRig.completionBodies(rig.decodeEngine).get(0);
         JsonNode localLeg = legs.get("local");
         localLeg.get("set").fields().forEachRemaining(f -> assertTrue(
                 Json.equivalent(f.getValue(), local.path(f.getKey())), "local " + f.getKey()));
@@ -244,10 +244,10 @@ class TrtllmMappingTest {
                 rig.decode);
         rig.connector.decode(genFirst).collect().asList().await().atMost(WireMockRig.WAIT);
         rig.connector.decodeLocally("r1", request, rig.decode).collect().asList().await().atMost(WireMockRig.WAIT);
-        assertEquals(0, WireMockRig.bodies(rig.ctx).size() + WireMockRig.bodies(rig.gen).size(),
+        assertEquals(0, WireMockRig.completionBodies(rig.prefillEngine).size() + WireMockRig.completionBodies(rig.decodeEngine).size(),
                 "nothing goes to /v1/completions");
-        List<JsonNode> gens = WireMockRig.chatBodies(rig.gen);
-        Map<String, JsonNode> bodies = Map.of("context", WireMockRig.chatBodies(rig.ctx).get(0),
+        List<JsonNode> gens = WireMockRig.chatBodies(rig.decodeEngine);
+        Map<String, JsonNode> bodies = Map.of("context", WireMockRig.chatBodies(rig.prefillEngine).get(0),
                 "generation_context_first", gens.get(0), "generation_generation_first", gens.get(1),
                 "local", gens.get(2));
         bodies.forEach((leg, body) -> {

@@ -92,13 +92,13 @@ class VllmMappingTest {
 
     /** Both legs' bodies for one request: [prefill, decode]. */
     private List<JsonNode> run(GenerateRequest request) {
-        rig.producer.resetRequests();
-        rig.consumer.resetRequests();
+        rig.prefillEngine.resetRequests();
+        rig.decodeEngine.resetRequests();
         Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
                 rig.connector.prefill(handoff).await().atMost(VllmLegsTest.WAIT));
         rig.connector.decode(ready.handoff()).collect().asList().await().atMost(VllmLegsTest.WAIT);
-        return List.of(WireMockRig.bodies(rig.producer).get(0), WireMockRig.bodies(rig.consumer).get(0));
+        return List.of(WireMockRig.bodies(rig.prefillEngine).get(0), WireMockRig.bodies(rig.decodeEngine).get(0));
     }
 
     private static JsonNode at(JsonNode body, String dottedPath) {
@@ -183,9 +183,9 @@ class VllmMappingTest {
         MAPPING.get("legs").get("decode").get("set").fields().forEachRemaining(f -> assertTrue(
                 Json.equivalent(f.getValue(), bodies.get(1).path(f.getKey())), "decode " + f.getKey()));
 
-        rig.consumer.resetRequests();
+        rig.decodeEngine.resetRequests();
         rig.connector.decodeLocally("r1", BASE, rig.decode).collect().asList().await().atMost(VllmLegsTest.WAIT);
-        JsonNode local = WireMockRig.bodies(rig.consumer).get(0);
+        JsonNode local = WireMockRig.bodies(rig.decodeEngine).get(0);
         JsonNode localLeg = MAPPING.get("legs").get("local");
         localLeg.get("set").fields().forEachRemaining(f -> assertTrue(
                 Json.equivalent(f.getValue(), local.path(f.getKey())), "local " + f.getKey()));
@@ -220,8 +220,8 @@ class VllmMappingTest {
         JsonNode chat = MAPPING.get("chat");
         GenerateRequest request = request(chat.get("request"));
         List<JsonNode> bodies = run(request);
-        List<String> paths = List.of(WireMockRig.requests(rig.producer).get(0).getRequest().getUrl(),
-                WireMockRig.requests(rig.consumer).get(0).getRequest().getUrl());
+        List<String> paths = List.of(WireMockRig.requests(rig.prefillEngine).get(0).getRequest().getUrl(),
+                WireMockRig.requests(rig.decodeEngine).get(0).getRequest().getUrl());
         String[] legs = {"prefill", "decode"};
         for (int i = 0; i < 2; i++) {
             JsonNode leg = chat.get("legs").get(legs[i]);
@@ -232,11 +232,11 @@ class VllmMappingTest {
             leg.get("absent").forEach(k -> assertTrue(body.path(k.asText()).isMissingNode(), k.asText()));
         }
 
-        rig.consumer.resetRequests();
+        rig.decodeEngine.resetRequests();
         rig.connector.decodeLocally("r1", request, rig.decode).collect().asList().await().atMost(VllmLegsTest.WAIT);
         JsonNode leg = chat.get("legs").get("local");
-        assertEquals(leg.get("path").asText(), WireMockRig.requests(rig.consumer).get(0).getRequest().getUrl());
-        JsonNode local = WireMockRig.bodies(rig.consumer).get(0);
+        assertEquals(leg.get("path").asText(), WireMockRig.requests(rig.decodeEngine).get(0).getRequest().getUrl());
+        JsonNode local = WireMockRig.bodies(rig.decodeEngine).get(0);
         leg.get("set").fields().forEachRemaining(f -> assertTrue(Json.equivalent(f.getValue(),
                 local.path(f.getKey())), "local chat " + f.getKey()));
         leg.get("absent").forEach(k -> assertTrue(local.path(k.asText()).isMissingNode(), k.asText()));
