@@ -13,35 +13,39 @@ import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
+import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.connector.testsupport.mapping.MappingDocumentContract;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Checks mappings/openengine.mapping.json against what the connector declares and sends: every native field set on
- * the client's request arrives unchanged on both legs, refused ones are refused with nothing sent, gateway-owned ones
- * never reach an engine, and the document covers every field of GenerateRequest.
+ * Holds mappings/openengine.mapping.json against what the connector declares and sends, through recording gRPC
+ * engines: the shared checks of {@link MappingDocumentContract} (every native field set on the client's request
+ * arrives unchanged on both legs, refused ones are refused with nothing sent, gateway-owned ones never reach an
+ * engine, the document covers every field of GenerateRequest), plus the ref the decode carries, the styles and
+ * capabilities the document states, and the abort.
+ *
+ * <p>The document lists its fields as {@code {path, disposition, sample}}; a gateway-owned field marked
+ * {@code refused} is refused like a refused one.
  */
-class MappingDocumentTest {
-    private static final Path MAPPING = Path.of("..", "..", "mappings", "openengine.mapping.json");
+class OpenEngineMappingTest extends MappingDocumentContract {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private JsonNode mapping;
     private RecordingEngine prefillEngine;
@@ -50,22 +54,13 @@ class MappingDocumentTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        mapping = new ObjectMapper().readTree(Files.readString(MAPPING));
+        mapping = new ObjectMapper().readTree(documentText("openengine"));
         prefillEngine = new RecordingEngine();
         decodeEngine = new RecordingEngine();
         ConnectorConfig cfg = new ConnectorConfig("route-1", "route-model", List.of(prefillEngine.endpoint("p")),
             List.of(decodeEngine.endpoint("d")), Map.of("max-outputs", "2"));
-        connector = new OpenEngineConnectorService().create(cfg, new io.handoff.connector.spi.ConnectorContext() {
-            @Override
-            public io.vertx.core.Vertx vertx() {
-                return null; // this connector brings its own gRPC event loops
-            }
-
-            @Override
-            public Clock clock() {
-                return Clock.systemUTC();
-            }
-        });
+        // this connector brings its own gRPC event loops, so it is lent no Vert.x
+        connector = new OpenEngineConnectorService().create(cfg, ConnectorContext.of(null, Clock.systemUTC()));
     }
 
     @AfterEach
@@ -75,14 +70,46 @@ class MappingDocumentTest {
         decodeEngine.close();
     }
 
-    private List<JsonNode> fields(String disposition) {
-        List<JsonNode> out = new ArrayList<>();
+    @Override
+    protected Set<String> requestFieldPaths() {
+        return RequestFields.allPaths();
+    }
+
+    @Override
+    protected Set<String> documentedFieldPaths() {
+        Set<String> documented = new TreeSet<>();
+        mapping.path("fields").forEach(f -> documented.add(f.path("path").asText()));
+        return documented;
+    }
+
+    @Override
+    protected Map<String, JsonNode> fields(Disposition disposition) {
+        Map<String, JsonNode> out = new TreeMap<>();
         mapping.path("fields").forEach(f -> {
-            if (disposition.equals(f.path("disposition").asText())) {
-                out.add(f);
+            if (disposition(f) == disposition) {
+                out.put(f.path("path").asText(), f);
             }
         });
         return out;
+    }
+
+    private static Disposition disposition(JsonNode field) {
+        return switch (field.path("disposition").asText()) {
+            case "native" -> Disposition.NATIVE;
+            case "refused" -> Disposition.REFUSED;
+            case "gateway-owned" -> field.path("refused").asBoolean() ? Disposition.REFUSED : Disposition.GATEWAY;
+            default -> throw new IllegalArgumentException("unknown disposition in " + field);
+        };
+    }
+
+    @Override
+    protected ConnectorCapabilities capabilities() {
+        return connector.capabilities();
+    }
+
+    @Override
+    protected int requestsSent() {
+        return prefillEngine.generates.size() + decodeEngine.generates.size();
     }
 
     private static GenerateRequest withSample(JsonNode field) throws InvalidProtocolBufferException {
@@ -117,22 +144,33 @@ class MappingDocumentTest {
         return connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
     }
 
-    @Test
-    void everyNativeFieldArrivesUnchangedOnBothLegs() throws Exception {
-        List<JsonNode> natives = fields("native");
-        assertFalse(natives.isEmpty());
-        for (JsonNode field : natives) {
-            String path = field.path("path").asText();
-            GenerateRequest client = withSample(field);
-            String id = client.getRequestId().isEmpty() ? "req-" + path : client.getRequestId();
-            int before = prefillEngine.generates.size();
-            runBothLegs(id, client);
-            GenerateRequest onPrefill = prefillEngine.generates.get(before);
-            GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
-            assertEquals(at(client, path).get(0), true, path + ": the sample must set the field");
-            assertEquals(at(client, path), at(onPrefill, path), path + " on the prefill leg");
-            assertEquals(at(client, path), at(onDecode, path), path + " on the decode leg");
-        }
+    @Override
+    protected void assertArrivesAsMapped(String path, JsonNode field) throws Exception {
+        GenerateRequest client = withSample(field);
+        String id = client.getRequestId().isEmpty() ? "req-" + path : client.getRequestId();
+        int before = prefillEngine.generates.size();
+        runBothLegs(id, client);
+        GenerateRequest onPrefill = prefillEngine.generates.get(before);
+        GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
+        assertEquals(at(client, path).get(0), true, path + ": the sample must set the field");
+        assertEquals(at(client, path), at(onPrefill, path), path + " on the prefill leg");
+        assertEquals(at(client, path), at(onDecode, path), path + " on the decode leg");
+    }
+
+    @Override
+    protected void assertRefusedBeforeSending(String path, JsonNode field) throws Exception {
+        GenerateRequest client = withSample(field);
+        EngineException e = assertThrows(EngineException.class, () -> plan("r", client), path);
+        assertFalse(e.sentToEngine());
+    }
+
+    @Override
+    protected void assertNeverSent(String path, JsonNode field) throws Exception {
+        runBothLegs("r-" + path, withSample(field));
+        GenerateRequest onPrefill = prefillEngine.generates.get(prefillEngine.generates.size() - 1);
+        GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
+        assertEquals(false, at(onPrefill, path).get(0), path);
+        assertEquals(false, at(onDecode, path).get(0), path);
     }
 
     @Test
@@ -145,47 +183,8 @@ class MappingDocumentTest {
     }
 
     @Test
-    void refusedFieldsAreRefusedBeforeAnythingIsSent() throws Exception {
-        List<JsonNode> refused = new ArrayList<>(fields("refused"));
-        fields("gateway-owned").stream().filter(f -> f.path("refused").asBoolean()).forEach(refused::add);
-        assertFalse(refused.isEmpty());
-        for (JsonNode field : refused) {
-            GenerateRequest client = withSample(field);
-            EngineException e = assertThrows(EngineException.class, () -> plan("r", client),
-                field.path("path").asText());
-            assertFalse(e.sentToEngine());
-        }
-        assertTrue(prefillEngine.generates.isEmpty() && decodeEngine.generates.isEmpty());
-    }
-
-    @Test
-    void gatewayOwnedAdditionsAreConsumedAndNeverSent() throws Exception {
-        for (JsonNode field : fields("gateway-owned")) {
-            if (field.path("refused").asBoolean()) {
-                continue;
-            }
-            String path = field.path("path").asText();
-            runBothLegs("r-" + path, withSample(field));
-            GenerateRequest onPrefill = prefillEngine.generates.get(prefillEngine.generates.size() - 1);
-            GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
-            assertEquals(false, at(onPrefill, path).get(0), path);
-            assertEquals(false, at(onDecode, path).get(0), path);
-        }
-    }
-
-    @Test
-    void theDocumentCoversEveryFieldAndMatchesTheCapabilities() {
-        Set<String> documented = new TreeSet<>();
-        Set<String> nativePaths = new TreeSet<>();
-        mapping.path("fields").forEach(f -> {
-            documented.add(f.path("path").asText());
-            if ("native".equals(f.path("disposition").asText())) {
-                nativePaths.add(f.path("path").asText());
-            }
-        });
-        assertEquals(RequestFields.allPaths(), documented, "a GenerateRequest field is missing from the mapping");
+    void theStylesAndCapabilitiesAreTheDocumentedOnes() {
         ConnectorCapabilities caps = connector.capabilities();
-        assertEquals(nativePaths, caps.requestFields());
         Set<ScheduleStyle> nativeStyles = new TreeSet<>();
         mapping.path("styles").fields().forEachRemaining(e -> {
             if ("native".equals(e.getValue().asText())) {
