@@ -6,6 +6,7 @@ import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.tck.SimulatedEngine;
 import io.handoff.connector.tck.SimulatedFleet;
+import io.handoff.connector.tck.sim.EmbeddedEngine;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.InferenceGrpc;
@@ -30,6 +31,8 @@ final class OpenEngineFleet implements SimulatedFleet {
     private final OpenEngineSimEngine prefill;
     private final OpenEngineSimEngine decode;
     private final OpenEngineSimEngine aggregated;
+    private final EmbeddedEngine prefillView;
+    private final EmbeddedEngine decodeView;
     private final ConnectorConfig route;
     private final ManagedChannel reference;
 
@@ -38,6 +41,8 @@ final class OpenEngineFleet implements SimulatedFleet {
         prefill = start(vertx, clock, Role.PREFILL);
         decode = start(vertx, clock, Role.DECODE);
         aggregated = start(vertx, clock, Role.BOTH);
+        prefillView = EmbeddedEngine.countingUsedBlocks(prefill);
+        decodeView = EmbeddedEngine.countingUsedBlocks(decode);
         route = new ConnectorConfig("tck-openengine", "sim-model",
             List.of(Endpoint.of("prefill-0", prefill.grpcTarget())), List.of(Endpoint.of("decode-0", decode.grpcTarget())),
             Map.of("hold-seconds", "60", "prefill-timeout-ms", String.valueOf(PREFILL_DEADLINE.toMillis())));
@@ -60,48 +65,7 @@ final class OpenEngineFleet implements SimulatedFleet {
 
     @Override
     public SimulatedEngine engine(Endpoint endpoint) {
-        OpenEngineSimEngine e = endpoint.uri().toString().equals(prefill.grpcTarget()) ? prefill : decode;
-        return new SimulatedEngine() {
-            @Override
-            public long pinnedBlocks() {
-                return e.stat("kv_blocks_total") - e.stat("kv_blocks_free");
-            }
-
-            @Override
-            public long stat(String name) {
-                return e.stat(name);
-            }
-
-            @Override
-            public void delayAnswers(Duration delay) {
-                e.faults().responseDelayMs(delay.toMillis());
-            }
-
-            @Override
-            public void delayAdmission(Duration delay) {
-                e.faults().latencyMs(delay.toMillis());
-            }
-
-            @Override
-            public void reset() {
-                e.reset();
-            }
-
-            @Override
-            public void clearFaults() {
-                e.faults().clear();
-            }
-
-            @Override
-            public void crash(Duration restartAfter) {
-                e.crash(restartAfter.toMillis());
-            }
-
-            @Override
-            public boolean isUp() {
-                return e.isUp();
-            }
-        };
+        return endpoint.uri().toString().equals(prefill.grpcTarget()) ? prefillView : decodeView;
     }
 
     @Override

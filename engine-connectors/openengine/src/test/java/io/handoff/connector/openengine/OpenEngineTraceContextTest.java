@@ -12,7 +12,6 @@ import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.openengine.v1.GenerateRequest;
-import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -42,17 +41,8 @@ class OpenEngineTraceContextTest {
         decodeEngine = new RecordingEngine();
         ConnectorConfig cfg = new ConnectorConfig("route-1", "route-model", List.of(prefillEngine.endpoint("p")),
             List.of(decodeEngine.endpoint("d")), Map.of());
-        connector = new OpenEngineConnectorService().create(cfg, new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return null; // this connector brings its own gRPC event loops
-            }
-
-            @Override
-            public Clock clock() {
-                return Clock.systemUTC();
-            }
-        });
+        // this connector brings its own gRPC event loops, so it is lent no Vert.x
+        connector = new OpenEngineConnectorService().create(cfg, ConnectorContext.of(null, Clock.systemUTC()));
     }
 
     @AfterEach

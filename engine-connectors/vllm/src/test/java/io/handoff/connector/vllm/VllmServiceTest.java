@@ -3,6 +3,7 @@ package io.handoff.connector.vllm;
 import io.handoff.connector.spi.AbortMode;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorService;
+import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
 import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.ScheduleStyle;
@@ -27,8 +28,8 @@ class VllmServiceTest {
     private final ConnectorService service = WireMockRig.service();
 
     private ConnectorCapabilities initialise(Map<String, String> options) {
-        return service.initialise(WireMockRig.config(options, io.handoff.connector.spi.Endpoint.of("p", "http://p:1"),
-                io.handoff.connector.spi.Endpoint.of("d", "http://d:1")));
+        return service.initialise(WireMockRig.config(options, Endpoint.of("p", "http://p:1"),
+                Endpoint.of("d", "http://d:1")));
     }
 
     @Test

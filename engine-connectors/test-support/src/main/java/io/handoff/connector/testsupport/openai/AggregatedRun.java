@@ -1,4 +1,4 @@
-package io.handoff.connector.tck.sim;
+package io.handoff.connector.testsupport.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

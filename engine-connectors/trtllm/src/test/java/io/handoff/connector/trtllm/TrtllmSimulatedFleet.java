@@ -1,10 +1,11 @@
-package io.handoff.connector.tck.trtllm;
+package io.handoff.connector.trtllm;
 
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.tck.SimulatedEngine;
 import io.handoff.connector.tck.SimulatedFleet;
 import io.handoff.connector.tck.sim.EmbeddedEngine;
+import io.handoff.connector.testsupport.openai.AggregatedRun;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimClock;
@@ -97,7 +98,7 @@ final class TrtllmSimulatedFleet implements SimulatedFleet {
     /** A plain aggregated completion (no disaggregated_params) on the generation worker: the reference answer. */
     @Override
     public String aggregatedText(GenerateRequest request) {
-        return io.handoff.connector.tck.sim.AggregatedRun.text(http, generation.baseUrl(), MODEL, request);
+        return AggregatedRun.text(http, generation.baseUrl(), MODEL, request);
     }
 
 

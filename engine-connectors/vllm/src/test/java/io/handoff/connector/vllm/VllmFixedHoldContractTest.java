@@ -1,14 +1,13 @@
-package io.handoff.connector.tck.vllm;
+package io.handoff.connector.vllm;
 
 import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.tck.ConnectorContract;
 import io.handoff.connector.tck.SimulatedFleet;
-import io.handoff.connector.vllm.VllmConnectorService;
 import io.handoff.simulator.vllm.VllmConfig;
 import io.vertx.core.Vertx;
 
-/** vLLM builds with kv_lease_duration (30 s) renewed by the consumer's heartbeats. */
-class VllmLeaseContractTest extends ConnectorContract {
+/** vLLM builds with the fixed VLLM_NIXL_ABORT_REQUEST_TIMEOUT (480 s). */
+class VllmFixedHoldContractTest extends ConnectorContract {
 
     @Override
     protected ConnectorService service() {
@@ -17,6 +16,6 @@ class VllmLeaseContractTest extends ConnectorContract {
 
     @Override
     protected SimulatedFleet startFleet(Vertx vertx) {
-        return new VllmSimulatedFleet(vertx, VllmConfig.Mode.LEASE);
+        return new VllmSimulatedFleet(vertx, VllmConfig.Mode.LEGACY);
     }
 }

@@ -1,10 +1,11 @@
-package io.handoff.connector.tck.vllm;
+package io.handoff.connector.vllm;
 
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.tck.SimulatedEngine;
 import io.handoff.connector.tck.SimulatedFleet;
 import io.handoff.connector.tck.sim.EmbeddedEngine;
+import io.handoff.connector.testsupport.openai.AggregatedRun;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimClock;
@@ -74,7 +75,7 @@ final class VllmSimulatedFleet implements SimulatedFleet {
     /** A plain vLLM completion (no kv_transfer_params) on the consumer: the engine's aggregated answer. */
     @Override
     public String aggregatedText(GenerateRequest request) {
-        return io.handoff.connector.tck.sim.AggregatedRun.text(http, consumer.baseUrl(), MODEL, request);
+        return AggregatedRun.text(http, consumer.baseUrl(), MODEL, request);
     }
 
 

@@ -1,6 +1,5 @@
-package io.handoff.connector.tck.sglang;
+package io.handoff.connector.sglang;
 
-import io.handoff.connector.sglang.SglangConnectorService;
 import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.EngineException;
@@ -20,7 +19,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
+import static io.handoff.connector.testsupport.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -46,24 +48,9 @@ class SglangContractTest extends RendezvousContract {
         return (SglangSimulatedFleet) fleet;
     }
 
-    private void eventually(String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
     private static EngineException failureOf(CompletableFuture<?> f) {
-        Throwable t = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> f.get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).getCause();
+        Throwable t = assertThrows(ExecutionException.class,
+                () -> f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).getCause();
         return assertInstanceOf(EngineException.class, t);
     }
 

@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.handoff.connector.testsupport.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -54,7 +56,7 @@ public abstract class RendezvousContract extends ConnectorContract {
     protected static <T> T get(CompletableFuture<T> f) {
         try {
             return f.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
@@ -69,7 +71,7 @@ public abstract class RendezvousContract extends ConnectorContract {
     }
 
     protected void noKvPinned() {
-        Legs.eventually("no KV pinned", () -> fleet.engine(fleet.prefill()).pinnedBlocks() == 0
+        eventually("no KV pinned", () -> fleet.engine(fleet.prefill()).pinnedBlocks() == 0
                 && fleet.engine(fleet.decode()).pinnedBlocks() == 0);
     }
 
@@ -93,7 +95,7 @@ public abstract class RendezvousContract extends ConnectorContract {
         Started s = start(request(400), 3);
         assertEquals(3, get(s.decode()).size());
         connector.abort(s.handoff(), Leg.DECODE).await().atMost(Legs.WAIT);
-        Legs.eventually("the consumer saw the abort",
+        eventually("the consumer saw the abort",
                 () -> fleet.engine(fleet.decode()).stat("requests_aborted") > abortedBefore);
         noKvPinned();
     }
@@ -104,7 +106,7 @@ public abstract class RendezvousContract extends ConnectorContract {
         GenerateRequest request = request(60);
         Started s = start(request, 0);
         fleet.engine(fleet.prefill()).crash(Duration.ofMillis(100));
-        Legs.eventually("the producer restarted", () -> fleet.engine(fleet.prefill()).isUp());
+        eventually("the producer restarted", () -> fleet.engine(fleet.prefill()).isUp());
         try {
             // the KV was written before the prefill answered: the consumer needs the producer no more
             assertEquals(fleet.aggregatedText(request), Legs.text(get(s.decode())), "silently wrong output");

@@ -1,10 +1,11 @@
-package io.handoff.connector.tck.sglang;
+package io.handoff.connector.sglang;
 
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.tck.SimulatedEngine;
 import io.handoff.connector.tck.SimulatedFleet;
 import io.handoff.connector.tck.sim.EmbeddedEngine;
+import io.handoff.connector.testsupport.openai.AggregatedRun;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimClock;
@@ -97,7 +98,7 @@ final class SglangSimulatedFleet implements SimulatedFleet {
     /** A plain completion on the aggregated server: the engine's answer without any handoff. */
     @Override
     public String aggregatedText(GenerateRequest request) {
-        return io.handoff.connector.tck.sim.AggregatedRun.text(http, aggregated.baseUrl(), MODEL, request);
+        return AggregatedRun.text(http, aggregated.baseUrl(), MODEL, request);
     }
 
     @Override

@@ -1,5 +1,8 @@
-package io.handoff.connector.tck.trtllm;
+package io.handoff.connector.trtllm;
 
+import com.google.protobuf.ListValue;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.Endpoint;
@@ -8,8 +11,7 @@ import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
-import io.handoff.connector.tck.TestClock;
-import io.handoff.connector.trtllm.TrtllmConnectorService;
+import io.handoff.connector.testsupport.ManualClock;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -23,14 +25,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
+import static io.handoff.connector.testsupport.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -49,7 +50,7 @@ class TrtllmGenerationFirstTest {
     private static final String KEY = "tck-shared-secret";
 
     private final AtomicInteger ids = new AtomicInteger();
-    private final TestClock clock = new TestClock();
+    private final ManualClock clock = new ManualClock();
     private Vertx vertx;
     private TrtllmSimulatedFleet fleet;
     private EngineConnector connector;
@@ -64,17 +65,7 @@ class TrtllmGenerationFirstTest {
     }
 
     private EngineConnector connect(TrtllmSimulatedFleet f) {
-        return new TrtllmConnectorService().create(f.route(), new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-        });
+        return new TrtllmConnectorService().create(f.route(), ConnectorContext.of(vertx, clock));
     }
 
     @AfterAll
@@ -137,32 +128,15 @@ class TrtllmGenerationFirstTest {
         return sb.toString();
     }
 
-    private static void eventually(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
     // ------------------------------------------------------------------ cases
 
     private GenerateRequest chat(int maxTokens) {
-        com.google.protobuf.Value message = com.google.protobuf.Value.newBuilder().setStructValue(
-                com.google.protobuf.Struct.newBuilder()
-                        .putFields("role", com.google.protobuf.Value.newBuilder().setStringValue("user").build())
-                        .putFields("content", com.google.protobuf.Value.newBuilder().setStringValue(
-                                "trtllm chat " + ids.incrementAndGet() + " about parked contexts").build())).build();
-        return GenerateRequest.newBuilder().setExtra(com.google.protobuf.Struct.newBuilder().putFields("messages",
-                com.google.protobuf.Value.newBuilder().setListValue(com.google.protobuf.ListValue.newBuilder()
-                        .addValues(message)).build()))
+        Value message = Value.newBuilder().setStructValue(Struct.newBuilder()
+                .putFields("role", Value.newBuilder().setStringValue("user").build())
+                .putFields("content", Value.newBuilder().setStringValue(
+                        "trtllm chat " + ids.incrementAndGet() + " about parked contexts").build())).build();
+        return GenerateRequest.newBuilder().setExtra(Struct.newBuilder().putFields("messages",
+                Value.newBuilder().setListValue(ListValue.newBuilder().addValues(message)).build()))
                 .setStopping(StoppingOptions.newBuilder().setMaxTokens(maxTokens)).build();
     }
 

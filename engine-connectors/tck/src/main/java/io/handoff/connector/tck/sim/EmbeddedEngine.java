@@ -4,19 +4,32 @@ import io.handoff.connector.tck.SimulatedEngine;
 import io.handoff.simulator.SimEngine;
 
 import java.time.Duration;
+import java.util.function.ToLongFunction;
 
 /** An embedded simulator engine seen through the suite's {@link SimulatedEngine}, via its Java API. */
 public final class EmbeddedEngine implements SimulatedEngine {
 
     private final SimEngine engine;
+    private final ToLongFunction<SimEngine> pinnedBlocks;
 
-    public EmbeddedEngine(SimEngine engine) {
+    private EmbeddedEngine(SimEngine engine, ToLongFunction<SimEngine> pinnedBlocks) {
         this.engine = engine;
+        this.pinnedBlocks = pinnedBlocks;
+    }
+
+    /** Pinned KV is what the engine's holds keep (running requests and parked prefills). */
+    public EmbeddedEngine(SimEngine engine) {
+        this(engine, e -> e.stat("kv_blocks_pinned_now"));
+    }
+
+    /** Pinned KV is every block of the engine's pool that is not free, whatever holds it. */
+    public static EmbeddedEngine countingUsedBlocks(SimEngine engine) {
+        return new EmbeddedEngine(engine, e -> e.stat("kv_blocks_total") - e.stat("kv_blocks_free"));
     }
 
     @Override
     public long pinnedBlocks() {
-        return stat("kv_blocks_pinned_now");
+        return pinnedBlocks.applyAsLong(engine);
     }
 
     @Override

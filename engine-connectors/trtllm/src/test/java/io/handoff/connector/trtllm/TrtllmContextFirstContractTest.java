@@ -1,9 +1,8 @@
-package io.handoff.connector.tck.trtllm;
+package io.handoff.connector.trtllm;
 
 import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.tck.ConnectorContract;
 import io.handoff.connector.tck.SimulatedFleet;
-import io.handoff.connector.trtllm.TrtllmConnectorService;
 import io.vertx.core.Vertx;
 
 /**
