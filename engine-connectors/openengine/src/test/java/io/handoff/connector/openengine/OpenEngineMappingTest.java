@@ -12,9 +12,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.handoff.connector.spi.ConnectorCapabilities;
-import io.handoff.connector.spi.ConnectorConfig;
-import io.handoff.connector.spi.ConnectorContext;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.Leg;
@@ -24,7 +21,6 @@ import io.handoff.connector.testsupport.mapping.MappingDocumentContract;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,26 +44,17 @@ import org.junit.jupiter.api.Test;
 class OpenEngineMappingTest extends MappingDocumentContract {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private JsonNode mapping;
-    private RecordingEngine prefillEngine;
-    private RecordingEngine decodeEngine;
-    private EngineConnector connector;
+    private RecordingEngines engines;
 
     @BeforeEach
     void setUp() throws IOException {
         mapping = new ObjectMapper().readTree(documentText("openengine"));
-        prefillEngine = new RecordingEngine();
-        decodeEngine = new RecordingEngine();
-        ConnectorConfig cfg = new ConnectorConfig("route-1", "route-model", List.of(prefillEngine.endpoint("p")),
-            List.of(decodeEngine.endpoint("d")), Map.of("max-outputs", "2"));
-        // this connector brings its own gRPC event loops, so it is lent no Vert.x
-        connector = new OpenEngineConnectorService().create(cfg, ConnectorContext.of(null, Clock.systemUTC()));
+        engines = new RecordingEngines(Map.of("max-outputs", "2"));
     }
 
     @AfterEach
     void tearDown() {
-        connector.close();
-        prefillEngine.close();
-        decodeEngine.close();
+        engines.close();
     }
 
     @Override
@@ -104,12 +91,12 @@ class OpenEngineMappingTest extends MappingDocumentContract {
 
     @Override
     protected ConnectorCapabilities capabilities() {
-        return connector.capabilities();
+        return engines.connector.capabilities();
     }
 
     @Override
     protected int requestsSent() {
-        return prefillEngine.generates.size() + decodeEngine.generates.size();
+        return engines.prefill.generates.size() + engines.decode.generates.size();
     }
 
     private static GenerateRequest withSample(JsonNode field) throws InvalidProtocolBufferException {
@@ -134,24 +121,20 @@ class OpenEngineMappingTest extends MappingDocumentContract {
         return List.of(present, owner.getField(f));
     }
 
-    private Handoff plan(String id, GenerateRequest r) {
-        return connector.plan(id, ScheduleStyle.CONTEXT_FIRST, r, prefillEngine.endpoint("p"),
-            decodeEngine.endpoint("d"));
-    }
-
     private List<GenerateResponse> runBothLegs(String id, GenerateRequest r) {
-        PrefillResult.Ready ready = (PrefillResult.Ready) connector.prefill(plan(id, r)).await().atMost(WAIT);
-        return connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
+        PrefillResult.Ready ready = (PrefillResult.Ready) engines.connector.prefill(engines.plan(id, r)).await()
+            .atMost(WAIT);
+        return engines.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
     }
 
     @Override
     protected void assertArrivesAsMapped(String path, JsonNode field) throws Exception {
         GenerateRequest client = withSample(field);
         String id = client.getRequestId().isEmpty() ? "req-" + path : client.getRequestId();
-        int before = prefillEngine.generates.size();
+        int before = engines.prefill.generates.size();
         runBothLegs(id, client);
-        GenerateRequest onPrefill = prefillEngine.generates.get(before);
-        GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
+        GenerateRequest onPrefill = engines.prefill.generates.get(before);
+        GenerateRequest onDecode = engines.decode.generates.get(engines.decode.generates.size() - 1);
         assertEquals(at(client, path).get(0), true, path + ": the sample must set the field");
         assertEquals(at(client, path), at(onPrefill, path), path + " on the prefill leg");
         assertEquals(at(client, path), at(onDecode, path), path + " on the decode leg");
@@ -160,15 +143,15 @@ class OpenEngineMappingTest extends MappingDocumentContract {
     @Override
     protected void assertRefusedBeforeSending(String path, JsonNode field) throws Exception {
         GenerateRequest client = withSample(field);
-        EngineException e = assertThrows(EngineException.class, () -> plan("r", client), path);
+        EngineException e = assertThrows(EngineException.class, () -> engines.plan("r", client), path);
         assertFalse(e.sentToEngine());
     }
 
     @Override
     protected void assertNeverSent(String path, JsonNode field) throws Exception {
         runBothLegs("r-" + path, withSample(field));
-        GenerateRequest onPrefill = prefillEngine.generates.get(prefillEngine.generates.size() - 1);
-        GenerateRequest onDecode = decodeEngine.generates.get(decodeEngine.generates.size() - 1);
+        GenerateRequest onPrefill = engines.prefill.generates.get(engines.prefill.generates.size() - 1);
+        GenerateRequest onDecode = engines.decode.generates.get(engines.decode.generates.size() - 1);
         assertEquals(false, at(onPrefill, path).get(0), path);
         assertEquals(false, at(onDecode, path).get(0), path);
     }
@@ -176,15 +159,15 @@ class OpenEngineMappingTest extends MappingDocumentContract {
     @Test
     void theDecodeCarriesExactlyTheRefTheProducerMintedAndThePrefillNone() {
         runBothLegs("r", GenerateRequest.newBuilder().setPrompt("p").build());
-        assertFalse(prefillEngine.generates.get(0).hasKv());
-        assertEquals(prefillEngine.minted, decodeEngine.generates.get(0).getKv().getSession());
-        assertEquals("route-model", prefillEngine.generates.get(0).getModel(), "no model: the route's model");
-        assertEquals("r", decodeEngine.generates.get(0).getRequestId());
+        assertFalse(engines.prefill.generates.get(0).hasKv());
+        assertEquals(engines.prefill.minted, engines.decode.generates.get(0).getKv().getSession());
+        assertEquals("route-model", engines.prefill.generates.get(0).getModel(), "no model: the route's model");
+        assertEquals("r", engines.decode.generates.get(0).getRequestId());
     }
 
     @Test
     void theStylesAndCapabilitiesAreTheDocumentedOnes() {
-        ConnectorCapabilities caps = connector.capabilities();
+        ConnectorCapabilities caps = engines.connector.capabilities();
         Set<ScheduleStyle> nativeStyles = new TreeSet<>();
         mapping.path("styles").fields().forEachRemaining(e -> {
             if ("native".equals(e.getValue().asText())) {
@@ -199,11 +182,11 @@ class OpenEngineMappingTest extends MappingDocumentContract {
 
     @Test
     void abortIsControlAbortByRequestIdOnTheLegsEndpoint() {
-        Handoff h = plan("abort-me", GenerateRequest.newBuilder().setPrompt("p").build());
-        connector.abort(h, Leg.PREFILL).await().atMost(WAIT);
-        connector.abort(h, Leg.DECODE).await().atMost(WAIT);
-        assertEquals("abort-me", prefillEngine.aborts.get(0).getRequestId());
-        assertEquals("abort-me", decodeEngine.aborts.get(0).getRequestId());
-        assertTrue(prefillEngine.generates.isEmpty());
+        Handoff h = engines.plan("abort-me", GenerateRequest.newBuilder().setPrompt("p").build());
+        engines.connector.abort(h, Leg.PREFILL).await().atMost(WAIT);
+        engines.connector.abort(h, Leg.DECODE).await().atMost(WAIT);
+        assertEquals("abort-me", engines.prefill.aborts.get(0).getRequestId());
+        assertEquals("abort-me", engines.decode.aborts.get(0).getRequestId());
+        assertTrue(engines.prefill.generates.isEmpty());
     }
 }

@@ -85,7 +85,7 @@ class SglangContractTest extends RendezvousContract {
 
     @Test
     void theGatewayCancelsTheWaitingDecodeWhenThePrefillFails() {
-        sim().producer().faults().errorNext(500, 1);
+        sim().prefillEngine().faults().errorNext(500, 1);
         Handoff handoff = plan(ScheduleStyle.GENERATION_FIRST, request(8));
         var decode = connector.decode(handoff).collect().asList().subscribeAsCompletionStage();
         eventually("the decode preallocated", () -> fleet.engine(fleet.decode()).pinnedBlocks() > 0);

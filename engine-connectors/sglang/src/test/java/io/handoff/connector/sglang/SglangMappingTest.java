@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 class SglangMappingTest extends OpenAiMappingContract<WireMockRig> {
 
     SglangMappingTest() {
-        super("sglang");
+        super("sglang", SglangFields.GATEWAY, SglangFields.EXTRA_KEYS, SglangFields.CHAT_EXTRA_KEYS);
     }
 
     @Override
@@ -49,8 +48,7 @@ class SglangMappingTest extends OpenAiMappingContract<WireMockRig> {
     /** Both legs' bodies for one request, without the identities minted afresh for every handoff. */
     @Override
     protected Map<String, JsonNode> bodiesOfEveryLeg(GenerateRequest request) throws Exception {
-        rig.prefillEngine.resetRequests();
-        rig.decodeEngine.resetRequests();
+        rig.resetRequests();
         Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONCURRENT, request, rig.prefill, rig.decode);
         WireMockRig.Run run = rig.run(handoff);
         assertInstanceOf(PrefillResult.Ready.class, run.prefillResult());
@@ -66,21 +64,6 @@ class SglangMappingTest extends OpenAiMappingContract<WireMockRig> {
         ObjectNode copy = ((ObjectNode) body).deepCopy();
         copy.remove(List.of("rid", "bootstrap_room"));
         return copy;
-    }
-
-    @Override
-    protected Set<String> gatewayFields() {
-        return SglangFields.GATEWAY;
-    }
-
-    @Override
-    protected Set<String> extraKeys() {
-        return SglangFields.EXTRA_KEYS;
-    }
-
-    @Override
-    protected Set<String> chatExtraKeys() {
-        return SglangFields.CHAT_EXTRA_KEYS;
     }
 
     /** The documented shape of both legs, and the bootstrap address both carry: the prefill's. */

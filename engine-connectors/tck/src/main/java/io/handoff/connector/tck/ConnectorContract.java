@@ -312,6 +312,12 @@ public abstract class ConnectorContract {
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
         connector.decode(ready.handoff()).subscribe().with(e -> firstToken.complete(null),
                 failure::complete, () -> failure.complete(null));
+        crashTheConsumerAfterTheFirstToken(firstToken, failure);
+    }
+
+    /** Crashes the consumer once the decode's first token is out: the leg must fail, and never be retried. */
+    void crashTheConsumerAfterTheFirstToken(CompletableFuture<Void> firstToken, CompletableFuture<Throwable> failure)
+            throws Exception {
         firstToken.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         fleet.engine(fleet.decode()).crash(Duration.ofMillis(100));
         Throwable t = failure.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);

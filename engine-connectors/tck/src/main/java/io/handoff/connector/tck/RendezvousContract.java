@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 
 import static io.handoff.connector.testsupport.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -124,11 +123,6 @@ public abstract class RendezvousContract extends ConnectorContract {
         connector.decode(handoff).subscribe().with(e -> firstToken.complete(null), failure::complete,
                 () -> failure.complete(null));
         assertInstanceOf(PrefillResult.Ready.class, connector.prefill(handoff).await().atMost(Legs.WAIT));
-        firstToken.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        fleet.engine(fleet.decode()).crash(Duration.ofMillis(100));
-        Throwable t = failure.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        EngineException e = assertInstanceOf(EngineException.class, t, "a cut stream fails the leg");
-        assertTrue(e.sentToEngine());
-        assertFalse(e.retryable(), "tokens were already relayed");
+        crashTheConsumerAfterTheFirstToken(firstToken, failure);
     }
 }

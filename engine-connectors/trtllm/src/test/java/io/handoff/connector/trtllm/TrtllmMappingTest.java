@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TrtllmMappingTest extends OpenAiMappingContract<WireMockRig> {
 
     TrtllmMappingTest() {
-        super("trtllm");
+        super("trtllm", TrtllmFields.GATEWAY, TrtllmFields.EXTRA_KEYS, TrtllmFields.CHAT_EXTRA_KEYS);
     }
 
     @Override
@@ -44,18 +44,22 @@ class TrtllmMappingTest extends OpenAiMappingContract<WireMockRig> {
         return List.of(ScheduleStyle.CONTEXT_FIRST, ScheduleStyle.GENERATION_FIRST);
     }
 
-    @Override
-    protected Map<String, JsonNode> bodiesOfEveryLeg(GenerateRequest request) {
-        rig.prefillEngine.resetRequests();
-        rig.decodeEngine.resetRequests();
+    /** A context-first handoff (the context answering as {@code answerContext} stubs it), then a generation-first. */
+    private void runBothStyles(GenerateRequest request, Consumer<Handoff> answerContext) {
         Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
-        rig.contextAnswers(handoff, "length");
+        answerContext.accept(handoff);
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
                 rig.connector.prefill(handoff).await().atMost(WireMockRig.WAIT));
         rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WireMockRig.WAIT);
         Handoff genFirst = rig.connector.plan("r1", ScheduleStyle.GENERATION_FIRST, request, rig.prefill,
                 rig.decode);
         rig.connector.decode(genFirst).collect().asList().await().atMost(WireMockRig.WAIT);
+    }
+
+    @Override
+    protected Map<String, JsonNode> bodiesOfEveryLeg(GenerateRequest request) {
+        rig.resetRequests();
+        runBothStyles(request, handoff -> rig.contextAnswers(handoff, "length"));
         List<JsonNode> generations = WireMockRig.completionBodies(rig.decodeEngine);
         Map<String, JsonNode> bodies = new LinkedHashMap<>();
         bodies.put("context", WireMockRig.completionBodies(rig.prefillEngine).get(0));
@@ -70,21 +74,6 @@ class TrtllmMappingTest extends OpenAiMappingContract<WireMockRig> {
         JsonNode copy = body.deepCopy();
         ((ObjectNode) copy.get("disaggregated_params")).remove(List.of("disagg_request_id", "ctx_request_id"));
         return copy;
-    }
-
-    @Override
-    protected Set<String> gatewayFields() {
-        return TrtllmFields.GATEWAY;
-    }
-
-    @Override
-    protected Set<String> extraKeys() {
-        return TrtllmFields.EXTRA_KEYS;
-    }
-
-    @Override
-    protected Set<String> chatExtraKeys() {
-        return TrtllmFields.CHAT_EXTRA_KEYS;
     }
 
     @Test
@@ -117,14 +106,7 @@ class TrtllmMappingTest extends OpenAiMappingContract<WireMockRig> {
         JsonNode chat = mapping.get("chat");
         GenerateRequest request = request(chat.get("request"));
         rig.chatGenerationStreams(WireMockRig.CHAT_GENERATION_STREAM);
-        Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
-        rig.chatContextAnswers(handoff, "length");
-        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
-                rig.connector.prefill(handoff).await().atMost(WireMockRig.WAIT));
-        rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WireMockRig.WAIT);
-        Handoff genFirst = rig.connector.plan("r1", ScheduleStyle.GENERATION_FIRST, request, rig.prefill,
-                rig.decode);
-        rig.connector.decode(genFirst).collect().asList().await().atMost(WireMockRig.WAIT);
+        runBothStyles(request, handoff -> rig.chatContextAnswers(handoff, "length"));
         rig.connector.decodeLocally("r1", request, rig.decode).collect().asList().await().atMost(WireMockRig.WAIT);
         assertEquals(0, WireMockRig.completionBodies(rig.prefillEngine).size()
                 + WireMockRig.completionBodies(rig.decodeEngine).size(), "nothing goes to /v1/completions");

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 class VllmMappingTest extends OpenAiMappingContract<WireMockRig> {
 
     VllmMappingTest() {
-        super("vllm");
+        super("vllm", VllmFields.GATEWAY, VllmFields.EXTRA_KEYS, VllmFields.CHAT_EXTRA_KEYS);
     }
 
     @Override
@@ -47,8 +46,7 @@ class VllmMappingTest extends OpenAiMappingContract<WireMockRig> {
 
     @Override
     protected Map<String, JsonNode> bodiesOfEveryLeg(GenerateRequest request) {
-        rig.prefillEngine.resetRequests();
-        rig.decodeEngine.resetRequests();
+        rig.resetRequests();
         Handoff handoff = rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, request, rig.prefill, rig.decode);
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
                 rig.connector.prefill(handoff).await().atMost(WireMockRig.WAIT));
@@ -57,21 +55,6 @@ class VllmMappingTest extends OpenAiMappingContract<WireMockRig> {
         bodies.put("prefill", WireMockRig.bodies(rig.prefillEngine).get(0));
         bodies.put("decode", WireMockRig.bodies(rig.decodeEngine).get(0));
         return bodies;
-    }
-
-    @Override
-    protected Set<String> gatewayFields() {
-        return VllmFields.GATEWAY;
-    }
-
-    @Override
-    protected Set<String> extraKeys() {
-        return VllmFields.EXTRA_KEYS;
-    }
-
-    @Override
-    protected Set<String> chatExtraKeys() {
-        return VllmFields.CHAT_EXTRA_KEYS;
     }
 
     /** The document's shape of the local (bypass) leg, checked on what it sent for {@code request}. */

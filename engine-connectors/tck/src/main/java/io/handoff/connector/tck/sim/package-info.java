@@ -1,2 +1,2 @@
-/** The contract suite's view of the embedded simulators, for the simulated fleets each family's contract test starts. */
+/** The suite's view of embedded simulators: the engines and fleets that families' contract tests start. */
 package io.handoff.connector.tck.sim;

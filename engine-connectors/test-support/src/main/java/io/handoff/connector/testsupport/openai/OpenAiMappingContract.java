@@ -47,9 +47,21 @@ public abstract class OpenAiMappingContract<R extends WireMockEnginePair> extend
 
     protected final JsonNode mapping;
     protected R rig;
+    private final Set<String> gatewayFields;
+    private final Set<String> extraKeys;
+    private final Set<String> chatExtraKeys;
 
-    protected OpenAiMappingContract(String family) {
+    /**
+     * @param gatewayFields the fields the connector leaves to the gateway
+     * @param extraKeys     the {@code extra} keys the connector passes to the engines
+     * @param chatExtraKeys the {@code extra} keys it passes in a chat besides those
+     */
+    protected OpenAiMappingContract(String family, Set<String> gatewayFields, Set<String> extraKeys,
+            Set<String> chatExtraKeys) {
         this.mapping = Json.parse(documentText(family));
+        this.gatewayFields = gatewayFields;
+        this.extraKeys = extraKeys;
+        this.chatExtraKeys = chatExtraKeys;
     }
 
     /** The family's rig, with the answers a plain handoff needs stubbed on both engines. */
@@ -63,15 +75,6 @@ public abstract class OpenAiMappingContract<R extends WireMockEnginePair> extend
      * order; the leg names are those of the document's {@code <leg>_value} keys.
      */
     protected abstract Map<String, JsonNode> bodiesOfEveryLeg(GenerateRequest request) throws Exception;
-
-    /** The fields the connector leaves to the gateway. */
-    protected abstract Set<String> gatewayFields();
-
-    /** The {@code extra} keys the connector passes to the engines. */
-    protected abstract Set<String> extraKeys();
-
-    /** The {@code extra} keys the connector passes in a chat besides {@link #extraKeys()}. */
-    protected abstract Set<String> chatExtraKeys();
 
     /** A leg's body without the ids the connector mints afresh for every handoff, for comparing two runs. */
     protected JsonNode withoutMintedIds(JsonNode body) {
@@ -210,17 +213,17 @@ public abstract class OpenAiMappingContract<R extends WireMockEnginePair> extend
 
     @Test
     void theGatewayFieldsAndExtraKeysAgreeWithTheConnector() {
-        assertEquals(fields(Disposition.GATEWAY).keySet(), gatewayFields());
+        assertEquals(fields(Disposition.GATEWAY).keySet(), gatewayFields);
         Set<String> listed = new TreeSet<>();
         mapping.get("extra_keys").forEach(k -> listed.add(k.asText()));
-        assertEquals(extraKeys(), listed);
+        assertEquals(extraKeys, listed);
     }
 
     @Test
     void theChatKeysAgreeWithTheConnector() {
         Set<String> listed = new TreeSet<>();
         mapping.get("chat").get("extra_keys").forEach(k -> listed.add(k.asText()));
-        assertEquals(chatExtraKeys(), listed);
+        assertEquals(chatExtraKeys, listed);
         assertTrue(rig.connector.capabilities().inputs().contains(InputKind.CHAT_MESSAGES));
     }
 }

@@ -105,6 +105,12 @@ public class WireMockEnginePair implements AutoCloseable {
                 .map(e -> Json.parse(e.getRequest().getBodyAsString())).toList();
     }
 
+    /** Forgets what both engines received (their stubs stay). */
+    public void resetRequests() {
+        prefillEngine.resetRequests();
+        decodeEngine.resetRequests();
+    }
+
     /** How many requests the two engines received together. */
     public int sent() {
         return prefillEngine.getAllServeEvents().size() + decodeEngine.getAllServeEvents().size();
