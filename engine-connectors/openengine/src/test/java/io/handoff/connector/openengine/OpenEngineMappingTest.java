@@ -8,15 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Descriptors.FieldDescriptor;
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import com.google.protobuf.util.JsonFormat;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.connector.testsupport.ProtoJson;
 import io.handoff.connector.testsupport.mapping.MappingDocumentContract;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -99,9 +98,8 @@ class OpenEngineMappingTest extends MappingDocumentContract {
         return engines.prefill.generates.size() + engines.decode.generates.size();
     }
 
-    private static GenerateRequest withSample(JsonNode field) throws InvalidProtocolBufferException {
-        GenerateRequest.Builder b = GenerateRequest.newBuilder();
-        JsonFormat.parser().merge(field.path("sample").toString(), b);
+    private static GenerateRequest withSample(JsonNode field) {
+        GenerateRequest.Builder b = ProtoJson.merge(field.path("sample").toString(), GenerateRequest.newBuilder());
         if (b.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET) {
             b.setPrompt("base prompt");
         }
@@ -128,7 +126,7 @@ class OpenEngineMappingTest extends MappingDocumentContract {
     }
 
     @Override
-    protected void assertArrivesAsMapped(String path, JsonNode field) throws Exception {
+    protected void assertArrivesAsMapped(String path, JsonNode field) {
         GenerateRequest client = withSample(field);
         String id = client.getRequestId().isEmpty() ? "req-" + path : client.getRequestId();
         int before = engines.prefill.generates.size();
@@ -141,14 +139,14 @@ class OpenEngineMappingTest extends MappingDocumentContract {
     }
 
     @Override
-    protected void assertRefusedBeforeSending(String path, JsonNode field) throws Exception {
+    protected void assertRefusedBeforeSending(String path, JsonNode field) {
         GenerateRequest client = withSample(field);
         EngineException e = assertThrows(EngineException.class, () -> engines.plan("r", client), path);
         assertFalse(e.sentToEngine());
     }
 
     @Override
-    protected void assertNeverSent(String path, JsonNode field) throws Exception {
+    protected void assertNeverSent(String path, JsonNode field) {
         runBothLegs("r-" + path, withSample(field));
         GenerateRequest onPrefill = engines.prefill.generates.get(engines.prefill.generates.size() - 1);
         GenerateRequest onDecode = engines.decode.generates.get(engines.decode.generates.size() - 1);

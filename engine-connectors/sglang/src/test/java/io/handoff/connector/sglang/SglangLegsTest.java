@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.handoff.connector.testsupport.ProtoJson.struct;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
@@ -113,16 +114,6 @@ class SglangLegsTest {
             .setExtra(struct("{\"messages\":[{\"role\":\"user\",\"content\":\"the quick brown\"}],"
                     + "\"separate_reasoning\":false}"))
             .build();
-
-    static com.google.protobuf.Struct struct(String json) {
-        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
-        try {
-            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException(json, e);
-        }
-        return b.build();
-    }
 
     @ParameterizedTest
     @EnumSource(value = ScheduleStyle.class, names = {"CONCURRENT", "GENERATION_FIRST"})

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.handoff.connector.testsupport.ProtoJson.struct;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
@@ -105,16 +106,6 @@ class TrtllmLegsTest {
             .setExtra(struct("{\"messages\":[{\"role\":\"user\",\"content\":\"the quick brown fox\"}],"
                     + "\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
             .build();
-
-    static com.google.protobuf.Struct struct(String json) {
-        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
-        try {
-            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException(json, e);
-        }
-        return b.build();
-    }
 
     private static final String CHAT_FIELDS = "\"model\":\"m\",\"messages\":[{\"role\":\"user\","
             + "\"content\":\"the quick brown fox\"}],\"chat_template_kwargs\":{\"enable_thinking\":false},"

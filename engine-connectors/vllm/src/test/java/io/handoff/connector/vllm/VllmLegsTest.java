@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import static io.handoff.connector.testsupport.ProtoJson.struct;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -109,16 +110,6 @@ class VllmLegsTest {
             .setExtra(struct("{\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},{\"role\":\"user\","
                     + "\"content\":\"the quick brown fox\"}],\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
             .build();
-
-    static com.google.protobuf.Struct struct(String json) {
-        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
-        try {
-            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException(json, e);
-        }
-        return b.build();
-    }
 
     @Test
     void aChatGoesToTheChatEndpointOnBothLegsWithTheNativeFields() {

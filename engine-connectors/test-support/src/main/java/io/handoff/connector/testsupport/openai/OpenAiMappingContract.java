@@ -1,14 +1,13 @@
 package io.handoff.connector.testsupport.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.util.JsonFormat;
 import io.handoff.connector.openai.completion.RequestFieldPaths;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.connector.testsupport.ProtoJson;
 import io.handoff.connector.testsupport.mapping.MappingDocumentContract;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
@@ -96,12 +95,7 @@ public abstract class OpenAiMappingContract<R extends WireMockEnginePair> extend
         // a fragment that sets the prompt replaces the base one (they share a oneof); a chat has none
         GenerateRequest.Builder b = fragment.has("prompt") || fragment.has("tokenIds")
                 || fragment.path("extra").has("messages") ? GenerateRequest.newBuilder() : BASE.toBuilder();
-        try {
-            JsonFormat.parser().merge(Json.write(fragment), b);
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException("bad request fragment " + fragment, e);
-        }
-        return b.build();
+        return ProtoJson.merge(Json.write(fragment), b).build();
     }
 
     /** The node at a dotted JSON path, missing where any step is. */
