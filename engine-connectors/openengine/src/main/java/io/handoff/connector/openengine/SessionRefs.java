@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.handoff.connector.spi.EngineException;
-import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.KvSessionRef;
 import java.util.Base64;
 

@@ -30,7 +30,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
