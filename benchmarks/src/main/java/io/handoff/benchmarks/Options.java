@@ -6,12 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Command-line options of {@link SessionLifecycleBenchmark}. */
-record Options(String target, String redis, Duration seconds, Duration warmup, Duration latency, int concurrency,
+record Options(String gateway, String redis, Duration seconds, Duration warmup, Duration latency, int concurrency,
         int channels, Path transitionScript, Path createScript, Duration rpcDeadline, Map<String, Long> watch) {
 
     static final String USAGE = String.join("\n",
             "usage: java -jar handoff-benchmarks.jar [options]",
-            "  --target HOST:PORT        gateway gRPC address (plaintext HTTP/2)      [127.0.0.1:8080]",
+            "  --gateway HOST:PORT       gateway gRPC address (plaintext HTTP/2)      [127.0.0.1:8080]",
             "  --redis URL               Redis the gateway uses, for the bare script   [redis://127.0.0.1:6379]",
             "  --seconds N               measured throughput phase (phase B)           [20]",
             "  --warmup-seconds N        unrecorded load before phase B (runs first)   [5]",
@@ -24,7 +24,7 @@ record Options(String target, String redis, Duration seconds, Duration warmup, D
             "  --watch NAME=PID          also report CPU use of this process in phase B (repeatable, Linux)");
 
     static Options parse(String[] args) {
-        String target = "127.0.0.1:8080";
+        String gateway = "127.0.0.1:8080";
         String redis = "redis://127.0.0.1:6379";
         double seconds = 20;
         double warmup = 5;
@@ -51,7 +51,7 @@ record Options(String target, String redis, Duration seconds, Duration warmup, D
                 value = args[++i];
             }
             switch (a) {
-                case "--target" -> target = value;
+                case "--gateway" -> gateway = value;
                 case "--redis" -> redis = value;
                 case "--seconds" -> seconds = positive(a, Double.parseDouble(value));
                 case "--warmup-seconds" -> warmup = nonNegative(a, Double.parseDouble(value));
@@ -74,7 +74,7 @@ record Options(String target, String redis, Duration seconds, Duration warmup, D
             Path dir = script.toAbsolutePath().getParent();
             create = dir.resolve("create.lua");
         }
-        return new Options(target, redis, secondsOf(seconds), secondsOf(warmup), secondsOf(latency), concurrency,
+        return new Options(gateway, redis, secondsOf(seconds), secondsOf(warmup), secondsOf(latency), concurrency,
                 channels, script, create, Duration.ofSeconds(10), watch);
     }
 

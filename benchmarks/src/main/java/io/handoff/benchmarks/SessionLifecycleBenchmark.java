@@ -43,7 +43,7 @@ public final class SessionLifecycleBenchmark {
         System.out.println("command: " + commandLine);
         try (BareTransitionScript bare = new BareTransitionScript(o.redis(), o.transitionScript(),
                 o.createScript());
-             GrpcLifecycles grpc = new GrpcLifecycles(o.target(), o.channels(), o.rpcDeadline())) {
+             GrpcLifecycles grpc = new GrpcLifecycles(o.gateway(), o.channels(), o.rpcDeadline())) {
             // Interrupted (Ctrl-C, TERM): still delete this run's keys, so a shared Redis is left as it was.
             Thread onExit = new Thread(() -> {
                 try {
@@ -56,7 +56,7 @@ public final class SessionLifecycleBenchmark {
             String redisVersion = bare.redisVersion();
             System.out.printf("machine: %d CPUs, Java %s (%s), Redis %s%n", Runtime.getRuntime().availableProcessors(),
                     System.getProperty("java.version"), System.getProperty("java.vm.name"), redisVersion);
-            System.out.printf("target: %s   redis: %s   script: %s%n", o.target(), o.redis(),
+            System.out.printf("gateway: %s   redis: %s   script: %s%n", o.gateway(), o.redis(),
                     o.transitionScript());
             try {
                 return measure(o, bare, grpc);
@@ -71,7 +71,7 @@ public final class SessionLifecycleBenchmark {
     private static int measure(Options o, BareTransitionScript bare, GrpcLifecycles grpc) throws Exception {
         ErrorLog probe = new ErrorLog("probe");
         if (!grpc.sequential(null, probe)) {
-            System.out.println("the gateway at " + o.target() + " did not complete a lifecycle: " + probe.kept());
+            System.out.println("the gateway at " + o.gateway() + " did not complete a lifecycle: " + probe.kept());
             return 1;
         }
 

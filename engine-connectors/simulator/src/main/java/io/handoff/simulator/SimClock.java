@@ -2,6 +2,9 @@ package io.handoff.simulator;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,6 +48,34 @@ public final class SimClock {
         for (Runnable r : advanceListeners) {
             r.run();
         }
+    }
+
+    /**
+     * This simulated time as a {@link Clock} (in UTC), for code under test that must see the engines' time: a
+     * connector whose holds end when the engines' do.
+     */
+    public Clock asClock() {
+        return new Clock() {
+            @Override
+            public long millis() {
+                return SimClock.this.millis();
+            }
+
+            @Override
+            public Instant instant() {
+                return Instant.ofEpochMilli(SimClock.this.millis());
+            }
+
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+        };
     }
 
     public void addAdvanceListener(Runnable r) {

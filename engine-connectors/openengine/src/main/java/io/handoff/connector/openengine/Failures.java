@@ -17,13 +17,14 @@ final class Failures {
     }
 
     static EngineException fromEngineError(EngineError e, String endpoint) {
-        return new EngineException(e.getCode(), e.getRetryable(), true,
-            endpoint + ": " + e.getCode() + ": " + e.getMessage());
+        String message = endpoint + ": " + e.getCode() + ": " + e.getMessage();
+        return e.getRetryable() ? EngineException.sentRetryable(e.getCode(), message)
+            : EngineException.sentFinal(e.getCode(), message);
     }
 
     /** A protocol breach by the engine: the stream cannot be trusted, and retrying the same engine will not help. */
     static EngineException ruleBroken(String endpoint, String rule) {
-        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+        return EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
             endpoint + " broke the openengine.v1 event rules: " + rule);
     }
 
@@ -39,33 +40,36 @@ final class Failures {
         boolean sent = !neverConnected(t);
         String msg = endpoint + ": " + s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription());
         if (!sent) {
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false, msg + " (not reached)", t);
+            return EngineException.notSent(ErrorCode.ERROR_CODE_INTERNAL, msg + " (not reached)", t);
         }
         boolean refusedBeforeAcceptance = !anyEvent;
         switch (s.getCode()) {
             case INVALID_ARGUMENT:
             case OUT_OF_RANGE:
-                return new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, msg, t);
             case NOT_FOUND:
                 // the only NOT_FOUND upstream gives a Generate before acceptance is an unknown model
-                return new EngineException(ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, msg, t);
             case ALREADY_EXISTS:
-                return new EngineException(ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, msg, t);
             case FAILED_PRECONDITION:
-                return new EngineException(ErrorCode.ERROR_CODE_ROLE_MISMATCH, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_ROLE_MISMATCH, msg, t);
             case UNIMPLEMENTED:
-                return new EngineException(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, msg, t);
             case RESOURCE_EXHAUSTED:
-                return new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, refusedBeforeAcceptance, true, msg, t);
+                return refusedBeforeAcceptance ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_OVERLOADED, msg, t)
+                    : EngineException.sentFinal(ErrorCode.ERROR_CODE_OVERLOADED, msg, t);
             case CANCELLED:
-                return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, msg, t);
             case DEADLINE_EXCEEDED:
-                return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, leg == Leg.PREFILL, true,
-                    msg + " (leg deadline)", t);
+                return leg == Leg.PREFILL
+                    ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_CANCELLED, msg + " (leg deadline)", t)
+                    : EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, msg + " (leg deadline)", t);
             case UNAVAILABLE:
-                return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, leg == Leg.PREFILL, true, msg, t);
+                return leg == Leg.PREFILL ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_INTERNAL, msg, t)
+                    : EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL, msg, t);
             default:
-                return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true, msg, t);
+                return EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL, msg, t);
         }
     }
 

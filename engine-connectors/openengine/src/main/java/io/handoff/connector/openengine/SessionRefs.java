@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.handoff.connector.spi.EngineException;
-import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.KvSessionRef;
 import java.util.Base64;
 
@@ -29,8 +28,7 @@ final class SessionRefs {
         try {
             return KvSessionRef.parseFrom(Base64.getDecoder().decode(encoded));
         } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-            throw new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, false,
-                "stored kv session ref is not a KvSessionRef: " + e.getMessage(), e);
+            throw EngineException.invalid("stored kv session ref is not a KvSessionRef: " + e.getMessage(), e);
         }
     }
 

@@ -4,13 +4,14 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
-import io.handoff.connector.tck.SimulatedEngine;
-import io.handoff.connector.tck.SimulatedFleet;
+import io.handoff.connector.tck.sim.EmbeddedEngine;
+import io.handoff.connector.tck.sim.EmbeddedFleet;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.InferenceGrpc;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimClock;
+import io.handoff.simulator.SimEngine;
 import io.handoff.simulator.openengine.OpenEngineConfig;
 import io.handoff.simulator.openengine.OpenEngineSimEngine;
 import io.vertx.core.Vertx;
@@ -24,90 +25,35 @@ import java.util.concurrent.TimeUnit;
  * The openengine simulators as the contract suite sees them: a prefill and a decode engine on one clock, plus an
  * aggregated engine that gives the reference answer without touching the legs' counters.
  */
-final class OpenEngineFleet implements SimulatedFleet {
+final class OpenEngineFleet extends EmbeddedFleet {
     /** The route's prefill deadline: the suite's "silent producer" waits longer than this. */
     static final Duration PREFILL_DEADLINE = Duration.ofSeconds(2);
-    private final OpenEngineSimEngine prefill;
-    private final OpenEngineSimEngine decode;
     private final OpenEngineSimEngine aggregated;
-    private final ConnectorConfig route;
     private final ManagedChannel reference;
 
     OpenEngineFleet(Vertx vertx) {
-        SimClock clock = new SimClock();
-        prefill = start(vertx, clock, Role.PREFILL);
-        decode = start(vertx, clock, Role.DECODE);
-        aggregated = start(vertx, clock, Role.BOTH);
-        route = new ConnectorConfig("tck-openengine", "sim-model",
-            List.of(Endpoint.of("prefill-0", prefill.grpcTarget())), List.of(Endpoint.of("decode-0", decode.grpcTarget())),
-            Map.of("hold-seconds", "60", "prefill-timeout-ms", String.valueOf(PREFILL_DEADLINE.toMillis())));
+        this(vertx, new SimClock());
+    }
+
+    private OpenEngineFleet(Vertx vertx, SimClock clock) {
+        this(start(vertx, clock, Role.PREFILL), start(vertx, clock, Role.DECODE), start(vertx, clock, Role.BOTH));
+    }
+
+    // the aggregated engine answers reference runs only: not one of the route's engines, clock moves leave it be
+    private OpenEngineFleet(OpenEngineSimEngine prefill, OpenEngineSimEngine decode, OpenEngineSimEngine aggregated) {
+        super(prefill, decode, List.of(), new ConnectorConfig("tck-openengine", "sim-model",
+            List.of(Endpoint.of("prefill-0", prefill.grpcTarget())),
+            List.of(Endpoint.of("decode-0", decode.grpcTarget())),
+            Map.of("hold-seconds", "60", "prefill-timeout-ms", String.valueOf(PREFILL_DEADLINE.toMillis()))),
+            PREFILL_DEADLINE, EmbeddedEngine::countingUsedBlocks);
+        this.aggregated = aggregated;
         reference = NettyChannelBuilder.forAddress(aggregated.host(), aggregated.grpcPort()).usePlaintext().build();
     }
 
     private static OpenEngineSimEngine start(Vertx vertx, SimClock clock, Role role) {
-        OpenEngineConfig c = new OpenEngineConfig();
-        c.role = role;
-        c.clock = clock;
-        c.tokenIntervalMs = 5; // so that a stream can be cancelled mid-way
+        OpenEngineConfig c = fleetEngine(new OpenEngineConfig(), clock, role, "sim-model");
         c.kvSessionTimeoutMs = 60_000; // matches the route's hold-seconds
         return new OpenEngineSimEngine(c).startBlocking(vertx);
-    }
-
-    @Override
-    public ConnectorConfig route() {
-        return route;
-    }
-
-    @Override
-    public SimulatedEngine engine(Endpoint endpoint) {
-        OpenEngineSimEngine e = endpoint.uri().toString().equals(prefill.grpcTarget()) ? prefill : decode;
-        return new SimulatedEngine() {
-            @Override
-            public long pinnedBlocks() {
-                return e.stat("kv_blocks_total") - e.stat("kv_blocks_free");
-            }
-
-            @Override
-            public long stat(String name) {
-                return e.stat(name);
-            }
-
-            @Override
-            public void delayAnswers(Duration delay) {
-                e.faults().responseDelayMs(delay.toMillis());
-            }
-
-            @Override
-            public void delayAdmission(Duration delay) {
-                e.faults().latencyMs(delay.toMillis());
-            }
-
-            @Override
-            public void reset() {
-                e.reset();
-            }
-
-            @Override
-            public void clearFaults() {
-                e.faults().clear();
-            }
-
-            @Override
-            public void crash(Duration restartAfter) {
-                e.crash(restartAfter.toMillis());
-            }
-
-            @Override
-            public boolean isUp() {
-                return e.isUp();
-            }
-        };
-    }
-
-    @Override
-    public void advanceClock(Duration by) {
-        prefill.advanceClock(by); // one shared clock: every engine sweeps its holds
-        decode.advanceClock(Duration.ZERO);
     }
 
     @Override
@@ -124,14 +70,9 @@ final class OpenEngineFleet implements SimulatedFleet {
     }
 
     @Override
-    public Duration idleTimeout() {
-        return PREFILL_DEADLINE;
-    }
-
-    @Override
     public void close() {
         reference.shutdownNow();
-        for (OpenEngineSimEngine e : List.of(prefill, decode, aggregated)) {
+        for (SimEngine e : List.of(prefillEngine(), decodeEngine(), aggregated)) {
             try {
                 e.stopBlocking();
             } catch (RuntimeException ignored) {

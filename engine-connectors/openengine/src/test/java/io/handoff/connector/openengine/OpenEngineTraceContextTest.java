@@ -5,17 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.grpc.Metadata;
-import io.handoff.connector.spi.ConnectorConfig;
-import io.handoff.connector.spi.ConnectorContext;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.PrefillResult;
-import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.openengine.v1.GenerateRequest;
-import io.vertx.core.Vertx;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,34 +25,16 @@ class OpenEngineTraceContextTest {
     private static final GenerateRequest REQUEST = GenerateRequest.newBuilder().setPrompt("the quick brown fox")
         .build();
 
-    private RecordingEngine prefillEngine;
-    private RecordingEngine decodeEngine;
-    private EngineConnector connector;
+    private RecordingEngines engines;
 
     @BeforeEach
     void setUp() {
-        prefillEngine = new RecordingEngine();
-        decodeEngine = new RecordingEngine();
-        ConnectorConfig cfg = new ConnectorConfig("route-1", "route-model", List.of(prefillEngine.endpoint("p")),
-            List.of(decodeEngine.endpoint("d")), Map.of());
-        connector = new OpenEngineConnectorService().create(cfg, new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return null; // this connector brings its own gRPC event loops
-            }
-
-            @Override
-            public Clock clock() {
-                return Clock.systemUTC();
-            }
-        });
+        engines = new RecordingEngines(Map.of());
     }
 
     @AfterEach
     void tearDown() {
-        connector.close();
-        prefillEngine.close();
-        decodeEngine.close();
+        engines.close();
     }
 
     private static String header(Metadata metadata, String name) {
@@ -68,17 +43,16 @@ class OpenEngineTraceContextTest {
 
     @Test
     void eachLegCarriesItsOwnForwardedMetadata() {
-        Handoff planned = connector.plan("req-1", ScheduleStyle.CONTEXT_FIRST, REQUEST, prefillEngine.endpoint("p"),
-            decodeEngine.endpoint("d"));
+        Handoff planned = engines.plan("req-1", REQUEST);
 
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class,
-            connector.prefill(planned.withForward(PREFILL_CONTEXT)).await().atMost(WAIT));
-        connector.decode(ready.handoff().withForward(DECODE_CONTEXT)).collect().asList().await().atMost(WAIT);
+            engines.connector.prefill(planned.withForward(PREFILL_CONTEXT)).await().atMost(WAIT));
+        engines.connector.decode(ready.handoff().withForward(DECODE_CONTEXT)).collect().asList().await().atMost(WAIT);
 
-        Metadata prefill = prefillEngine.generateMetadata.get(0);
+        Metadata prefill = engines.prefill.generateMetadata.get(0);
         assertEquals(PREFILL_CONTEXT.get("traceparent"), header(prefill, "traceparent"));
         assertEquals(PREFILL_CONTEXT.get("tracestate"), header(prefill, "tracestate"));
-        Metadata decode = decodeEngine.generateMetadata.get(0);
+        Metadata decode = engines.decode.generateMetadata.get(0);
         assertEquals(DECODE_CONTEXT.get("traceparent"), header(decode, "traceparent"));
         assertNull(header(decode, "tracestate"));
     }
@@ -87,10 +61,10 @@ class OpenEngineTraceContextTest {
     void aBypassCarriesItsForwardedMetadata() {
         // the recording engine answers a request without a session as a prefill, which a bypass refuses to relay;
         // what this test is about is what arrived at the engine
-        connector.decodeLocally("req-2", REQUEST, decodeEngine.endpoint("d"), PREFILL_CONTEXT).collect().asList()
-            .onFailure().recoverWithNull().await().atMost(WAIT);
+        engines.connector.decodeLocally("req-2", REQUEST, engines.decode.endpoint("d"), PREFILL_CONTEXT).collect()
+            .asList().onFailure().recoverWithNull().await().atMost(WAIT);
 
-        Metadata local = decodeEngine.generateMetadata.get(0);
+        Metadata local = engines.decode.generateMetadata.get(0);
         assertEquals(PREFILL_CONTEXT.get("traceparent"), header(local, "traceparent"));
         assertEquals(PREFILL_CONTEXT.get("tracestate"), header(local, "tracestate"));
     }

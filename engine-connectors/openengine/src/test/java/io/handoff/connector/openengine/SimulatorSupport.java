@@ -19,7 +19,6 @@ import io.handoff.simulator.SimClock;
 import io.handoff.simulator.openengine.OpenEngineConfig;
 import io.handoff.simulator.openengine.OpenEngineSimEngine;
 import io.vertx.core.Vertx;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -88,18 +87,8 @@ abstract class SimulatorSupport {
     EngineConnector connector(List<Endpoint> prefill, List<Endpoint> decode, Map<String, String> options) {
         ConnectorConfig cfg = new ConnectorConfig("route-1", "sim-model", prefill, decode, options);
         service().initialise(cfg);
-        Clock c = new SimClockAdapter(clock);
-        EngineConnector conn = service().create(cfg, new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return c;
-            }
-        });
+        // the connector reads the simulators' clock, so moving it moves both sides' time
+        EngineConnector conn = service().create(cfg, ConnectorContext.of(vertx, clock.asClock()));
         connectors.add(conn);
         return conn;
     }

@@ -50,6 +50,6 @@ final class SglangChunks {
         int status = finish.path("status_code").asInt(500);
         EngineException byStatus = HttpFailures.fromStatus(status < 400 || status > 599 ? 500 : status,
                 Json.write(finish), what + " (abort inside a 200 answer)");
-        return new EngineException(byStatus.code(), false, true, byStatus.getMessage());
+        return EngineException.sentFinal(byStatus.code(), byStatus.getMessage());
     }
 }

@@ -139,7 +139,7 @@ final class SglangEngineConnector implements EngineConnector {
                 .path("choices").path(0);
         String finish = choice.path("finish_reason").asText("");
         if ("abort".equals(finish)) {
-            throw new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true, "the prefill on "
+            throw EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, "the prefill on "
                     + handoff.prefill().name() + " (rid " + ids.prefillRid() + ", bootstrap_room " + ids.room()
                     + ") was aborted");
         }
@@ -253,8 +253,9 @@ final class SglangEngineConnector implements EngineConnector {
         String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(Locale.ROOT);
         if (e.code() == ErrorCode.ERROR_CODE_INTERNAL && (m.contains("kvpoll") || m.contains("transfer failed")
                 || m.contains("failed to get kvcache") || m.contains("bootstrap"))) {
-            return new EngineException(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, false, e.sentToEngine(),
-                    e.getMessage(), e);
+            return e.sentToEngine()
+                    ? EngineException.sentFinal(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.getMessage(), e)
+                    : EngineException.refused(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.getMessage(), e);
         }
         return e;
     }
@@ -317,7 +318,7 @@ final class SglangEngineConnector implements EngineConnector {
     }
 
     private static EngineException aborted(String rid) {
-        return new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true, "leg " + rid + " aborted");
+        return EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, "leg " + rid + " aborted");
     }
 
     @Override

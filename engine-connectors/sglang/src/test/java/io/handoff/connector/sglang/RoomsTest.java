@@ -2,6 +2,7 @@ package io.handoff.connector.sglang;
 
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.connector.testsupport.ManualClock;
 import io.handoff.openengine.v1.GenerateRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,7 +88,7 @@ class RoomsTest {
         // a source stuck on few values (and on 0 and negatives): live rooms are never handed out twice
         long[] values = {0, 5, 5, 5, 7, Long.MIN_VALUE, 7, 9};
         AtomicLong next = new AtomicLong();
-        MutableClock clock = new MutableClock(WireMockRig.START);
+        ManualClock clock = new ManualClock(WireMockRig.START);
         Rooms rooms = new Rooms(() -> values[(int) (next.getAndIncrement() % values.length)], clock,
                 Duration.ofHours(1));
         assertEquals(5, rooms.mint());
@@ -103,7 +104,7 @@ class RoomsTest {
 
     @Test
     void reservationsOfPlansWhoseLegsNeverRanExpire() {
-        MutableClock clock = new MutableClock(WireMockRig.START);
+        ManualClock clock = new ManualClock(WireMockRig.START);
         AtomicLong n = new AtomicLong(100);
         Rooms rooms = new Rooms(n::incrementAndGet, clock, Duration.ofMinutes(10));
         long r = rooms.mint();

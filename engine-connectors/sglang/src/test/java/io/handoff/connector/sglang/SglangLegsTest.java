@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.handoff.connector.testsupport.ProtoJson.struct;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.okJson;
@@ -88,13 +89,13 @@ class SglangLegsTest {
         JsonNode expectedPrefill = Json.parse("{" + common + ",\"rid\":\"" + ids.prefillRid() + "\",\"stream\":false}");
         JsonNode expectedDecode = Json.parse("{" + common + ",\"rid\":\"" + ids.decodeRid()
                 + "\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
-        assertTrue(Json.equivalent(expectedPrefill, WireMockRig.bodies(rig.producer, "/v1/completions").get(0)),
-                WireMockRig.bodies(rig.producer, "/v1/completions").get(0).toString());
-        assertTrue(Json.equivalent(expectedDecode, WireMockRig.bodies(rig.consumer, "/v1/completions").get(0)),
-                WireMockRig.bodies(rig.consumer, "/v1/completions").get(0).toString());
+        assertTrue(Json.equivalent(expectedPrefill, WireMockRig.bodies(rig.prefillEngine, "/v1/completions").get(0)),
+                WireMockRig.bodies(rig.prefillEngine, "/v1/completions").get(0).toString());
+        assertTrue(Json.equivalent(expectedDecode, WireMockRig.bodies(rig.decodeEngine, "/v1/completions").get(0)),
+                WireMockRig.bodies(rig.decodeEngine, "/v1/completions").get(0).toString());
 
-        ServeEvent p = WireMockRig.requests(rig.producer).get(0);
-        ServeEvent d = WireMockRig.requests(rig.consumer).get(0);
+        ServeEvent p = WireMockRig.requests(rig.prefillEngine).get(0);
+        ServeEvent d = WireMockRig.requests(rig.decodeEngine).get(0);
         assertEquals("application/json", p.getRequest().getHeader("Content-Type"));
         assertEquals("application/json", p.getRequest().getHeader("Accept"));
         assertEquals("application/json", d.getRequest().getHeader("Content-Type"));
@@ -114,16 +115,6 @@ class SglangLegsTest {
                     + "\"separate_reasoning\":false}"))
             .build();
 
-    static com.google.protobuf.Struct struct(String json) {
-        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
-        try {
-            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException(json, e);
-        }
-        return b.build();
-    }
-
     @ParameterizedTest
     @EnumSource(value = ScheduleStyle.class, names = {"CONCURRENT", "GENERATION_FIRST"})
     void aChatGoesToTheChatEndpointOfBothLegsWithTheBootstrapFields(ScheduleStyle style) throws Exception {
@@ -141,11 +132,11 @@ class SglangLegsTest {
         JsonNode expectedPrefill = Json.parse("{" + common + ",\"rid\":\"" + ids.prefillRid() + "\",\"stream\":false}");
         JsonNode expectedDecode = Json.parse("{" + common + ",\"rid\":\"" + ids.decodeRid()
                 + "\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
-        assertEquals(1, WireMockRig.bodies(rig.producer, "/v1/chat/completions").size());
-        assertTrue(Json.equivalent(expectedPrefill, WireMockRig.bodies(rig.producer, "/v1/chat/completions").get(0)),
-                WireMockRig.bodies(rig.producer, "/v1/chat/completions").get(0).toString());
-        assertTrue(Json.equivalent(expectedDecode, WireMockRig.bodies(rig.consumer, "/v1/chat/completions").get(0)),
-                WireMockRig.bodies(rig.consumer, "/v1/chat/completions").get(0).toString());
+        assertEquals(1, WireMockRig.bodies(rig.prefillEngine, "/v1/chat/completions").size());
+        assertTrue(Json.equivalent(expectedPrefill, WireMockRig.bodies(rig.prefillEngine, "/v1/chat/completions").get(0)),
+                WireMockRig.bodies(rig.prefillEngine, "/v1/chat/completions").get(0).toString());
+        assertTrue(Json.equivalent(expectedDecode, WireMockRig.bodies(rig.decodeEngine, "/v1/chat/completions").get(0)),
+                WireMockRig.bodies(rig.decodeEngine, "/v1/chat/completions").get(0).toString());
 
         assertEquals(3, events.size(), "the role chunk is no event");
         assertEquals(" quick", events.get(0).getToken().getText());
@@ -201,7 +192,7 @@ class SglangLegsTest {
 
     @Test
     void aPrefill5xxFailsWithBothPossibleHolds() {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(500)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(500)
                 .withBody("{\"object\":\"error\",\"message\":\"Request 7 timed out after 300.0s in KVPoll.Bootstrapping\","
                         + "\"type\":\"500\",\"code\":500}")));
         Handoff handoff = plan(ScheduleStyle.CONCURRENT);
@@ -219,7 +210,7 @@ class SglangLegsTest {
 
     @Test
     void a503IsRetryableOverload() {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)
                 .withBody("{\"object\":\"error\",\"message\":\"busy\",\"code\":503}")));
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.prefill(plan(ScheduleStyle.CONCURRENT)).await().atMost(WireMockRig.WAIT));
@@ -238,7 +229,7 @@ class SglangLegsTest {
 
     @Test
     void aConnectionResetOnTheDecodeFails() {
-        rig.consumer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse()
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse()
                 .withFault(Fault.CONNECTION_RESET_BY_PEER)));
         EngineException e = assertThrows(EngineException.class, () -> rig.connector.decode(
                 plan(ScheduleStyle.CONCURRENT)).collect().asList().await().atMost(WireMockRig.WAIT));
@@ -249,7 +240,7 @@ class SglangLegsTest {
 
     @Test
     void aSlowPrefillTimesOut() {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withFixedDelay(3000)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withFixedDelay(3000)
                 .withStatus(200).withBody(WireMockRig.PREFILL_ANSWER)));
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.prefill(plan(ScheduleStyle.CONCURRENT)).await().atMost(WireMockRig.WAIT));
@@ -290,7 +281,7 @@ class SglangLegsTest {
 
     @Test
     void abortPostsTheLegsRidAndCancelsItsExchange() throws Exception {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withFixedDelay(1500)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withFixedDelay(1500)
                 .withStatus(200).withBody(WireMockRig.PREFILL_ANSWER)));
         Handoff handoff = plan(ScheduleStyle.GENERATION_FIRST);
         var prefill = rig.connector.prefill(handoff).subscribeAsCompletionStage();
@@ -298,13 +289,13 @@ class SglangLegsTest {
         rig.connector.abort(handoff, Leg.PREFILL).await().atMost(WireMockRig.WAIT);
         Throwable t = cause(assertThrows(ExecutionException.class, () -> prefill.get(5, TimeUnit.SECONDS)));
         assertEquals(ErrorCode.ERROR_CODE_CANCELLED, assertInstanceOf(EngineException.class, t).code());
-        List<JsonNode> aborts = WireMockRig.bodies(rig.producer, "/abort_request");
+        List<JsonNode> aborts = WireMockRig.bodies(rig.prefillEngine, "/abort_request");
         assertEquals(1, aborts.size());
         assertEquals(Json.parse("{\"rid\":\"" + SglangIds.of(handoff).prefillRid() + "\"}"), aborts.get(0));
 
         rig.connector.abort(handoff, Leg.DECODE).await().atMost(WireMockRig.WAIT);
         assertEquals(Json.parse("{\"rid\":\"" + SglangIds.of(handoff).decodeRid() + "\"}"),
-                WireMockRig.bodies(rig.consumer, "/abort_request").get(0));
+                WireMockRig.bodies(rig.decodeEngine, "/abort_request").get(0));
     }
 
     @Test
@@ -314,7 +305,7 @@ class SglangLegsTest {
         HeldKv held = c.hold(handoff, SglangIds.of(handoff), Leg.PREFILL, WireMockRig.START);
         assertEquals(DischargeResult.released(), c.discharge(held).await().atMost(WireMockRig.WAIT));
         assertEquals(DischargeResult.released(), c.discharge(held).await().atMost(WireMockRig.WAIT));
-        assertEquals(2, WireMockRig.bodies(rig.producer, "/abort_request").size());
+        assertEquals(2, WireMockRig.bodies(rig.prefillEngine, "/abort_request").size());
         assertFalse(c.rooms().isLive(SglangIds.of(handoff).room()), "a discharged room is no longer reserved");
     }
 
@@ -342,11 +333,11 @@ class SglangLegsTest {
 
     @Test
     void probeReadsRoleModelContextAndLoads() {
-        rig.producer.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
-        rig.producer.stubFor(get(urlEqualTo("/server_info")).willReturn(okJson("{\"served_model_name\":\"m\","
+        rig.prefillEngine.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
+        rig.prefillEngine.stubFor(get(urlEqualTo("/server_info")).willReturn(okJson("{\"served_model_name\":\"m\","
                 + "\"disaggregation_mode\":\"prefill\",\"context_length\":8192,\"disaggregation_bootstrap_port\":8998}")));
-        rig.producer.stubFor(get(urlEqualTo("/model_info")).willReturn(okJson("{\"model_path\":\"/models/m\"}")));
-        rig.producer.stubFor(get(urlPathEqualTo("/v1/loads")).willReturn(okJson("{\"loads\":[{\"dp_rank\":0,"
+        rig.prefillEngine.stubFor(get(urlEqualTo("/model_info")).willReturn(okJson("{\"model_path\":\"/models/m\"}")));
+        rig.prefillEngine.stubFor(get(urlPathEqualTo("/v1/loads")).willReturn(okJson("{\"loads\":[{\"dp_rank\":0,"
                 + "\"num_running_reqs\":3,\"num_waiting_reqs\":1,\"token_usage\":0.25,\"disaggregation\":{"
                 + "\"prefill_prealloc_queue_reqs\":2,\"prefill_inflight_queue_reqs\":1}}]}")));
         EndpointStatus s = rig.connector.probe(rig.prefill).await().atMost(WireMockRig.WAIT);

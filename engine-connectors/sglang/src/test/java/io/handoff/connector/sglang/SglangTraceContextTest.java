@@ -50,10 +50,10 @@ class SglangTraceContextTest {
         rig.connector.prefill(planned.withForward(PREFILL_CONTEXT)).await().atMost(WireMockRig.WAIT);
         decode.get(WireMockRig.WAIT.toMillis(), TimeUnit.MILLISECONDS);
 
-        var prefill = WireMockRig.requests(rig.producer).get(0).getRequest();
+        var prefill = WireMockRig.requests(rig.prefillEngine).get(0).getRequest();
         assertEquals(PREFILL_CONTEXT.get("traceparent"), prefill.getHeader("traceparent"));
         assertEquals(PREFILL_CONTEXT.get("tracestate"), prefill.getHeader("tracestate"));
-        var consumer = WireMockRig.requests(rig.consumer).get(0).getRequest();
+        var consumer = WireMockRig.requests(rig.decodeEngine).get(0).getRequest();
         assertEquals(DECODE_CONTEXT.get("traceparent"), consumer.getHeader("traceparent"));
         assertEquals(DECODE_CONTEXT.get("tracestate"), consumer.getHeader("tracestate"));
     }

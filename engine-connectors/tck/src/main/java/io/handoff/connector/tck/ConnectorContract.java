@@ -13,8 +13,10 @@ import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
 import io.handoff.connector.spi.InputKind;
+import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
+import io.handoff.connector.testsupport.ManualClock;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -28,7 +30,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -36,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.handoff.connector.testsupport.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -58,7 +60,8 @@ public abstract class ConnectorContract {
     private final AtomicInteger ids = new AtomicInteger();
 
     private Vertx vertx;
-    private final TestClock clock = new TestClock();
+    // starts at the current instant, like the simulators' clock: engines report their deadlines on that time
+    private final ManualClock clock = new ManualClock();
 
     protected SimulatedFleet fleet;
     protected EngineConnector connector;
@@ -92,7 +95,7 @@ public abstract class ConnectorContract {
     @BeforeEach
     void cleanEngines() {
         for (Endpoint e : List.of(fleet.prefill(), fleet.decode())) {
-            Legs.eventually(e.name() + " is up", () -> fleet.engine(e).isUp());
+            eventually(e.name() + " is up", () -> fleet.engine(e).isUp());
             fleet.engine(e).reset();
         }
     }
@@ -100,12 +103,12 @@ public abstract class ConnectorContract {
     @AfterEach
     void nothingPinnedOnceTheHoldEnded() {
         for (Endpoint e : List.of(fleet.prefill(), fleet.decode())) {
-            Legs.eventually(e.name() + " is up", () -> fleet.engine(e).isUp());
+            eventually(e.name() + " is up", () -> fleet.engine(e).isUp());
             fleet.engine(e).clearFaults(); // holds stay: they are what is checked below
         }
         passTheHold();
         for (Endpoint e : List.of(fleet.prefill(), fleet.decode())) {
-            Legs.eventually(e.name() + " pins no KV after the declared hold", () -> fleet.engine(e).pinnedBlocks() == 0);
+            eventually(e.name() + " pins no KV after the declared hold", () -> fleet.engine(e).pinnedBlocks() == 0);
         }
     }
 
@@ -161,7 +164,7 @@ public abstract class ConnectorContract {
     }
 
     private void noKvPinnedNow() {
-        Legs.eventually("no KV pinned", () -> pinned(fleet.prefill()) == 0 && pinned(fleet.decode()) == 0);
+        eventually("no KV pinned", () -> pinned(fleet.prefill()) == 0 && pinned(fleet.decode()) == 0);
     }
 
     private PrefillResult.Ready ready(Handoff handoff) {
@@ -246,11 +249,11 @@ public abstract class ConnectorContract {
         CompletableFuture<Object> outcome = new CompletableFuture<>();
         Cancellable prefill = connector.prefill(handoff).subscribe().with(outcome::complete,
                 outcome::completeExceptionally);
-        Legs.eventually("the prefill reached the engine",
+        eventually("the prefill reached the engine",
                 () -> fleet.engine(fleet.prefill()).stat("requests_total") > 0);
         Thread.sleep(300);
         prefill.cancel();
-        connector.abort(handoff, io.handoff.connector.spi.Leg.PREFILL).await().atMost(Legs.WAIT);
+        connector.abort(handoff, Leg.PREFILL).await().atMost(Legs.WAIT);
         Thread.sleep(2200); // let the held-back answer meet the closed connection
         assertFalse(outcome.isDone(), "a cancelled leg delivers nothing");
     }
@@ -279,8 +282,8 @@ public abstract class ConnectorContract {
         List<GenerateResponse> firstTokens = connector.decode(ready.handoff()).select().first(3).collect().asList()
                 .await().atMost(Legs.WAIT);
         assertEquals(3, firstTokens.size());
-        connector.abort(ready.handoff(), io.handoff.connector.spi.Leg.DECODE).await().atMost(Legs.WAIT);
-        Legs.eventually("the consumer saw the abort",
+        connector.abort(ready.handoff(), Leg.DECODE).await().atMost(Legs.WAIT);
+        eventually("the consumer saw the abort",
                 () -> fleet.engine(fleet.decode()).stat("requests_aborted") > abortedBefore);
         noKvPinnedNow();
     }
@@ -290,7 +293,7 @@ public abstract class ConnectorContract {
         GenerateRequest request = request(8);
         PrefillResult.Ready ready = ready(plan(aNativeStyle(), request));
         fleet.engine(fleet.prefill()).crash(Duration.ofMillis(100));
-        Legs.eventually("the producer restarted", () -> fleet.engine(fleet.prefill()).isUp());
+        eventually("the producer restarted", () -> fleet.engine(fleet.prefill()).isUp());
         try {
             List<GenerateResponse> events = connector.decode(ready.handoff()).collect().asList().await()
                     .atMost(Legs.WAIT);
@@ -308,6 +311,12 @@ public abstract class ConnectorContract {
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
         connector.decode(ready.handoff()).subscribe().with(e -> firstToken.complete(null),
                 failure::complete, () -> failure.complete(null));
+        crashTheConsumerAfterTheFirstToken(firstToken, failure);
+    }
+
+    /** Crashes the consumer once the decode's first token is out: the leg must fail, and never be retried. */
+    void crashTheConsumerAfterTheFirstToken(CompletableFuture<Void> firstToken, CompletableFuture<Throwable> failure)
+            throws Exception {
         firstToken.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         fleet.engine(fleet.decode()).crash(Duration.ofMillis(100));
         Throwable t = failure.get(Legs.WAIT.toMillis(), TimeUnit.MILLISECONDS);

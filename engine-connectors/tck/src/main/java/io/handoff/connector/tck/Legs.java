@@ -56,20 +56,4 @@ final class Legs {
         }
         return sb.toString();
     }
-
-    /** Polls a condition until it holds, for effects the engine applies asynchronously (a closed connection). */
-    static void eventually(String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
 }

@@ -92,7 +92,7 @@ final class ContextAnswer {
     }
 
     private static EngineException failed(Handoff handoff, String message, List<HeldKv> held) {
-        return new EngineException(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, false, true,
+        return EngineException.sentFinal(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED,
                 "context leg on " + handoff.prefill().name() + ": " + Json.abbreviate(message)).withHeld(held);
     }
 }

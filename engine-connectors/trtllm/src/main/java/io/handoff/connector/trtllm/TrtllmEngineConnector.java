@@ -142,7 +142,7 @@ final class TrtllmEngineConnector implements EngineConnector {
             TransferData ctx = TransferData.forGeneration(handoff.transferData());
             if (ctx.decodeDeadline() != null && clock.instant().isAfter(ctx.decodeDeadline())) {
                 // the context's kv_transfer_timeout_ms may have ended: the generation would wait for KV that is gone
-                throw new EngineException(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, false,
+                throw EngineException.refused(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND,
                         "the context's hold on " + handoff.prefill().name() + " may have ended (decode deadline "
                                 + ctx.decodeDeadline() + "); not sending a generation that would wait for freed KV");
             }
@@ -161,7 +161,7 @@ final class TrtllmEngineConnector implements EngineConnector {
         return Multi.createFrom().deferred(() -> {
             long id = disaggRequestId(handoff);
             return probe.serverInfo(handoff.prefill())
-                    .onFailure().transform(f -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false,
+                    .onFailure().transform(f -> EngineException.notSent(ErrorCode.ERROR_CODE_INTERNAL,
                             "generation-first needs the transceiver endpoint of " + handoff.prefill().name() + ": "
                                     + f.getMessage(), f))
                     .onItem().transformToMulti(info -> {
@@ -190,7 +190,7 @@ final class TrtllmEngineConnector implements EngineConnector {
         String what = "POST " + path + " on " + endpoint.name();
         Duration idle = settings.client().idleTimeout();
         Multi<JsonNode> chunks = http.postSse(endpoint, path, headers(body, forward), body)
-                .ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                .ifNoItem().after(idle).failWith(() -> EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
                         what + ": timed out (no data for " + idle + ")"))
                 .onItem().transform(chunk -> {
                     if ("error".equals(chunk.path("object").asText())) {
@@ -206,7 +206,7 @@ final class TrtllmEngineConnector implements EngineConnector {
                     }
                 })
                 .onCompletion().switchTo(() -> finished.get() ? Multi.createFrom().empty()
-                        : Multi.createFrom().failure(new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+                        : Multi.createFrom().failure(EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
                                 what + ": the stream ended without finishing its output")));
     }
 
@@ -219,8 +219,8 @@ final class TrtllmEngineConnector implements EngineConnector {
         if (!e.sentToEngine() || !e.retryable()) {
             return e;
         }
-        return new EngineException(e.code(), false, true, e.getMessage()
-                + " (not retryable: the generation worker had the handoff)", e, e.held());
+        return EngineException.sentFinal(e.code(), e.getMessage()
+                + " (not retryable: the generation worker had the handoff)", e).withHeld(e.held());
     }
 
     @Override

@@ -55,7 +55,7 @@ class TrtllmFaultsTest {
     }
 
     private void contextFails(int status, String body) {
-        rig.ctx.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(status)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(status)
                 .withHeader("Content-Type", "application/json").withBody(body)));
     }
 
@@ -73,7 +73,7 @@ class TrtllmFaultsTest {
         check(e, ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true);
         assertTrue(e.getMessage().contains("already in flight"), e.getMessage());
         assertTrue(e.held().isEmpty());
-        rig.ctx.resetAll();
+        rig.prefillEngine.resetAll();
         contextFails(503, "{}");
         e = prefillFails(ScheduleStyle.CONTEXT_FIRST);
         check(e, ErrorCode.ERROR_CODE_OVERLOADED, true, true);
@@ -101,7 +101,7 @@ class TrtllmFaultsTest {
 
     @Test
     void contextResetAfterTheRequestWasSent() {
-        rig.ctx.stubFor(post(urlEqualTo("/v1/completions"))
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions"))
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
         EngineException e = prefillFails(ScheduleStyle.CONTEXT_FIRST);
         assertTrue(e.sentToEngine());
@@ -110,7 +110,7 @@ class TrtllmFaultsTest {
 
     @Test
     void slowContextTimesOut() {
-        rig.ctx.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
                 .withFixedDelay(3000).withBody("{}")));
         EngineException e = prefillFails(ScheduleStyle.GENERATION_FIRST);
         assertTrue(e.getMessage().contains("timed out"), e.getMessage());
@@ -120,7 +120,7 @@ class TrtllmFaultsTest {
 
     @Test
     void garbledContextAnswer() {
-        rig.ctx.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "application/json").withBody("{\"choices\":[")));
         EngineException e = prefillFails(ScheduleStyle.CONTEXT_FIRST);
         assertTrue(e.sentToEngine());
@@ -174,7 +174,7 @@ class TrtllmFaultsTest {
     @Test
     void aGenerationSilentAfterItsHeadersTimesOut() {
         Handoff handoff = ready();
-        rig.gen.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "text/event-stream").withBody(WireMockRig.GENERATION_STREAM)
                 .withChunkedDribbleDelay(2, 6000)));
         EngineException e = assertThrows(EngineException.class,
@@ -187,7 +187,7 @@ class TrtllmFaultsTest {
     @Test
     void aGenerationThatHadTheHandoffIsNeverRetried() {
         Handoff handoff = ready();
-        rig.gen.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)));
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)));
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.decode(handoff).collect().asList().await().atMost(WAIT));
         check(e, ErrorCode.ERROR_CODE_OVERLOADED, false, true);
@@ -196,7 +196,7 @@ class TrtllmFaultsTest {
     @Test
     void slowGenerationTimesOut() {
         Handoff handoff = ready();
-        rig.gen.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "text/event-stream").withFixedDelay(3000)
                 .withBody(WireMockRig.GENERATION_STREAM)));
         EngineException e = assertThrows(EngineException.class,
@@ -216,18 +216,18 @@ class TrtllmFaultsTest {
 
     @Test
     void generationFirstWithoutServerInfoSendsNoGeneration() {
-        rig.ctx.stubFor(get(urlEqualTo("/server_info")).willReturn(aResponse().withStatus(200)
+        rig.prefillEngine.stubFor(get(urlEqualTo("/server_info")).willReturn(aResponse().withStatus(200)
                 .withBody("{\"disaggregated_params\":{\"ctx_dp_rank\":0,\"ctx_info_endpoint\":[]}}")));
         EngineException e = assertThrows(EngineException.class, () -> rig.connector
                 .decode(plan(ScheduleStyle.GENERATION_FIRST)).collect().asList().await().atMost(WAIT));
         check(e, ErrorCode.ERROR_CODE_INTERNAL, true, false);
-        assertEquals(0, rig.gen.getAllServeEvents().size());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
     }
 
     @Test
     void generationFirstGenerationCutMidStream() {
         rig.serverInfo();
-        rig.gen.stubFor(post(urlEqualTo("/v1/completions"))
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions"))
                 .willReturn(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK)));
         EngineException e = assertThrows(EngineException.class, () -> rig.connector
                 .decode(plan(ScheduleStyle.GENERATION_FIRST)).collect().asList().await().atMost(WAIT));

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.handoff.connector.testsupport.ProtoJson.struct;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
@@ -76,19 +77,19 @@ class TrtllmLegsTest {
 
         assertJson("{\"model\":\"m\",\"prompt\":\"the quick brown fox\",\"max_tokens\":16,\"stream\":false,"
                 + "\"disaggregated_params\":{\"request_type\":\"context_only\",\"disagg_request_id\":" + id
-                + ",\"schedule_style\":0}}", WireMockRig.bodies(rig.ctx).get(0));
+                + ",\"schedule_style\":0}}", WireMockRig.completionBodies(rig.prefillEngine).get(0));
         assertJson("{\"model\":\"m\",\"prompt\":[1,405,8784,338],\"max_tokens\":16,\"stream\":true,"
                 + "\"stream_options\":{\"include_usage\":true},\"disaggregated_params\":{"
                 + "\"request_type\":\"generation_only\",\"first_gen_tokens\":[433],\"ctx_request_id\":" + id + ","
                 + "\"encoded_opaque_state\":\"" + WireMockRig.OPAQUE + "\",\"draft_tokens\":null,"
                 + "\"disagg_request_id\":" + id + ",\"ctx_dp_rank\":0,\"ctx_info_endpoint\":null,\"schedule_style\":0,"
                 + "\"ctx_usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,\"total_tokens\":5,"
-                + "\"prompt_tokens_details\":{\"cached_tokens\":0}}}}", WireMockRig.bodies(rig.gen).get(0));
+                + "\"prompt_tokens_details\":{\"cached_tokens\":0}}}}", WireMockRig.completionBodies(rig.decodeEngine).get(0));
         // no key on the route: no auth header on either leg
-        for (ServeEvent e : WireMockRig.requests(rig.ctx)) {
+        for (ServeEvent e : WireMockRig.requests(rig.prefillEngine)) {
             assertFalse(e.getRequest().containsHeader(DisaggAuthHeader.NAME));
         }
-        assertFalse(WireMockRig.requests(rig.gen).get(0).getRequest().containsHeader(DisaggAuthHeader.NAME));
+        assertFalse(WireMockRig.requests(rig.decodeEngine).get(0).getRequest().containsHeader(DisaggAuthHeader.NAME));
 
         // the stream: deltas, one finish, usage on the last event
         assertEquals(" it is", events.stream().filter(GenerateResponse::hasToken)
@@ -106,16 +107,6 @@ class TrtllmLegsTest {
                     + "\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
             .build();
 
-    static com.google.protobuf.Struct struct(String json) {
-        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
-        try {
-            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException(json, e);
-        }
-        return b.build();
-    }
-
     private static final String CHAT_FIELDS = "\"model\":\"m\",\"messages\":[{\"role\":\"user\","
             + "\"content\":\"the quick brown fox\"}],\"chat_template_kwargs\":{\"enable_thinking\":false},"
             + "\"max_tokens\":16";
@@ -131,10 +122,10 @@ class TrtllmLegsTest {
                 rig.connector.prefill(handoff).await().atMost(WAIT));
         List<GenerateResponse> events = rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
 
-        assertEquals(1, WireMockRig.chatBodies(rig.ctx).size());
+        assertEquals(1, WireMockRig.chatBodies(rig.prefillEngine).size());
         assertJson("{" + CHAT_FIELDS + ",\"stream\":false,\"disaggregated_params\":{\"request_type\":"
                 + "\"context_only\",\"disagg_request_id\":" + id + ",\"schedule_style\":0}}",
-                WireMockRig.chatBodies(rig.ctx).get(0));
+                WireMockRig.chatBodies(rig.prefillEngine).get(0));
         // the messages stay; the context's tokens ride as prompt_token_ids, as trtllm-serve's orchestrator sends them
         assertJson("{" + CHAT_FIELDS + ",\"prompt_token_ids\":[1,32,405,8784,338,2,32,9,7],\"stream\":true,"
                 + "\"stream_options\":{\"include_usage\":true},\"disaggregated_params\":{"
@@ -142,7 +133,7 @@ class TrtllmLegsTest {
                 + "\"encoded_opaque_state\":\"" + WireMockRig.OPAQUE + "\",\"draft_tokens\":null,"
                 + "\"disagg_request_id\":" + id + ",\"ctx_dp_rank\":0,\"ctx_info_endpoint\":null,\"schedule_style\":0,"
                 + "\"ctx_usage\":{\"prompt_tokens\":9,\"completion_tokens\":1,\"total_tokens\":10}}}",
-                WireMockRig.chatBodies(rig.gen).get(0));
+                WireMockRig.chatBodies(rig.decodeEngine).get(0));
 
         assertEquals(" it is", events.stream().filter(GenerateResponse::hasToken)
                 .map(e -> e.getToken().getText()).reduce("", String::concat));
@@ -167,10 +158,10 @@ class TrtllmLegsTest {
         assertJson("{" + CHAT_FIELDS + ",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
                 + "\"disaggregated_params\":{\"request_type\":\"generation_only\",\"ctx_request_id\":" + id
                 + ",\"disagg_request_id\":" + id + ",\"schedule_style\":1,\"ctx_dp_rank\":0,\"ctx_info_endpoint\":\""
-                + WireMockRig.INFO_ENDPOINT + "\"}}", WireMockRig.chatBodies(rig.gen).get(0));
+                + WireMockRig.INFO_ENDPOINT + "\"}}", WireMockRig.chatBodies(rig.decodeEngine).get(0));
         assertJson("{" + CHAT_FIELDS + ",\"stream\":false,\"disaggregated_params\":{\"request_type\":"
                 + "\"context_only\",\"disagg_request_id\":" + id + ",\"schedule_style\":1}}",
-                WireMockRig.chatBodies(rig.ctx).get(0));
+                WireMockRig.chatBodies(rig.prefillEngine).get(0));
         assertEquals(" it is", events.stream().filter(GenerateResponse::hasToken)
                 .map(e -> e.getToken().getText()).reduce("", String::concat));
     }
@@ -192,8 +183,8 @@ class TrtllmLegsTest {
         rig.chatGenerationStreams(WireMockRig.CHAT_GENERATION_STREAM);
         rig.connector.decodeLocally("r1", CHAT, rig.decode).collect().asList().await().atMost(WAIT);
         assertJson("{" + CHAT_FIELDS + ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}",
-                WireMockRig.chatBodies(rig.gen).get(0));
-        rig.gen.resetRequests();
+                WireMockRig.chatBodies(rig.decodeEngine).get(0));
+        rig.decodeEngine.resetRequests();
         String messages = "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
         for (String extra : List.of("{" + messages + ",\"tools\":[]}", "{" + messages + ",\"prompt_token_ids\":[1]}",
                 "{" + messages + ",\"disaggregated_params\":{}}", "{" + messages + ",\"echo\":true}")) {
@@ -239,7 +230,7 @@ class TrtllmLegsTest {
         assertEquals(" it", finished.events().get(0).getToken().getText());
         // no release call exists: the context still counts as held until its timer ends
         assertEquals(1, finished.held().size());
-        assertEquals(0, rig.gen.getAllServeEvents().size());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
     }
 
     @Test
@@ -261,12 +252,12 @@ class TrtllmLegsTest {
                 + "\"stream_options\":{\"include_usage\":true},\"disaggregated_params\":{"
                 + "\"request_type\":\"generation_only\",\"ctx_request_id\":" + id + ",\"disagg_request_id\":" + id
                 + ",\"schedule_style\":1,\"ctx_dp_rank\":0,\"ctx_info_endpoint\":\"" + WireMockRig.INFO_ENDPOINT
-                + "\"}}", WireMockRig.bodies(rig.gen).get(0));
+                + "\"}}", WireMockRig.completionBodies(rig.decodeEngine).get(0));
         assertJson("{\"model\":\"m\",\"prompt\":\"the quick brown fox\",\"max_tokens\":16,\"stream\":false,"
                 + "\"disaggregated_params\":{\"request_type\":\"context_only\",\"disagg_request_id\":" + id
-                + ",\"schedule_style\":1}}", WireMockRig.bodies(rig.ctx).get(0));
-        assertTrue(WireMockRig.requests(rig.gen).get(0).getRequest().getLoggedDate().getTime()
-                <= WireMockRig.requests(rig.ctx).get(WireMockRig.requests(rig.ctx).size() - 1).getRequest()
+                + ",\"schedule_style\":1}}", WireMockRig.completionBodies(rig.prefillEngine).get(0));
+        assertTrue(WireMockRig.requests(rig.decodeEngine).get(0).getRequest().getLoggedDate().getTime()
+                <= WireMockRig.requests(rig.prefillEngine).get(WireMockRig.requests(rig.prefillEngine).size() - 1).getRequest()
                         .getLoggedDate().getTime());
         assertEquals(" it is", events.stream().filter(GenerateResponse::hasToken)
                 .map(e -> e.getToken().getText()).reduce("", String::concat));
@@ -274,7 +265,7 @@ class TrtllmLegsTest {
         // /server_info is read once per context endpoint
         Handoff second = plan(ScheduleStyle.GENERATION_FIRST);
         rig.connector.decode(second).collect().asList().await().atMost(WAIT);
-        rig.ctx.verify(1, getRequestedFor(urlEqualTo("/server_info")));
+        rig.prefillEngine.verify(1, getRequestedFor(urlEqualTo("/server_info")));
     }
 
     @Test
@@ -286,9 +277,9 @@ class TrtllmLegsTest {
         rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
         rig.connector.decode(plan(ScheduleStyle.GENERATION_FIRST)).collect().asList().await().atMost(WAIT);
 
-        assertFalse(WireMockRig.requests(rig.ctx).stream().anyMatch(e -> e.getRequest()
+        assertFalse(WireMockRig.requests(rig.prefillEngine).stream().anyMatch(e -> e.getRequest()
                 .containsHeader(DisaggAuthHeader.NAME)), "the context leg carries no protected field");
-        List<ServeEvent> gens = WireMockRig.requests(rig.gen);
+        List<ServeEvent> gens = WireMockRig.requests(rig.decodeEngine);
         assertEquals(2, gens.size());
         for (ServeEvent e : gens) {
             JsonNode dp = Json.parse(e.getRequest().getBodyAsString()).get("disaggregated_params");
@@ -302,7 +293,7 @@ class TrtllmLegsTest {
         rig.generationStreams(WireMockRig.GENERATION_STREAM);
         rig.connector.decodeLocally("r1", REQUEST, rig.decode).collect().asList().await().atMost(WAIT);
         assertJson("{\"model\":\"m\",\"prompt\":\"the quick brown fox\",\"max_tokens\":16,\"stream\":true,"
-                + "\"stream_options\":{\"include_usage\":true}}", WireMockRig.bodies(rig.gen).get(0));
+                + "\"stream_options\":{\"include_usage\":true}}", WireMockRig.completionBodies(rig.decodeEngine).get(0));
     }
 
     @Test
@@ -314,7 +305,7 @@ class TrtllmLegsTest {
                 () -> rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT));
         assertEquals(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, e.code());
         assertFalse(e.sentToEngine());
-        assertEquals(0, rig.gen.getAllServeEvents().size());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
     }
 
     @Test
@@ -357,7 +348,7 @@ class TrtllmLegsTest {
                 withParam(base, "ctx_request_id", null),
                 withoutTop(base, "prompt_token_ids"));
         for (JsonNode answer : bad) {
-            rig.ctx.resetAll();
+            rig.prefillEngine.resetAll();
             rig.contextAnswers(Json.write(answer));
             EngineException e = assertThrows(EngineException.class,
                     () -> rig.connector.prefill(handoff).await().atMost(WAIT), Json.write(answer));
@@ -404,10 +395,10 @@ class TrtllmLegsTest {
     @Test
     void probeReadsTheFourEndpointsAndCachesTheTransceiver() {
         rig = new WireMockRig();
-        rig.ctx.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
-        rig.ctx.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200).withBody(
+        rig.prefillEngine.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
+        rig.prefillEngine.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200).withBody(
                 "{\"object\":\"list\",\"data\":[{\"id\":\"m\",\"object\":\"model\",\"owned_by\":\"tensorrt_llm\"}]}")));
-        rig.ctx.stubFor(get(urlEqualTo("/prometheus/metrics")).willReturn(aResponse().withStatus(200).withBody(
+        rig.prefillEngine.stubFor(get(urlEqualTo("/prometheus/metrics")).willReturn(aResponse().withStatus(200).withBody(
                 "# TYPE trtllm_num_requests_running gauge\ntrtllm_num_requests_running 3.0\n"
                         + "trtllm_kv_cache_utilization 0.25\n")));
         rig.serverInfo();
@@ -421,13 +412,13 @@ class TrtllmLegsTest {
 
         rig.generationStreams(WireMockRig.GENERATION_STREAM);
         rig.connector.decode(plan(ScheduleStyle.GENERATION_FIRST)).collect().asList().await().atMost(WAIT);
-        rig.ctx.verify(1, getRequestedFor(urlEqualTo("/server_info")));
+        rig.prefillEngine.verify(1, getRequestedFor(urlEqualTo("/server_info")));
     }
 
     @Test
     void probeOfADeadWorker() {
         rig = new WireMockRig();
-        rig.ctx.stop();
+        rig.prefillEngine.stop();
         EndpointStatus status = rig.connector.probe(rig.prefill).await().atMost(WAIT);
         assertFalse(status.healthy());
     }

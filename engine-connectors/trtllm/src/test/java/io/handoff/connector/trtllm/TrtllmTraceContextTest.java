@@ -41,10 +41,10 @@ class TrtllmTraceContextTest {
         rig.connector.decode(ready.handoff().withForward(GENERATION_LEG)).collect().asList()
                 .await().atMost(WireMockRig.WAIT);
 
-        var context = WireMockRig.requests(rig.ctx).get(0).getRequest();
+        var context = WireMockRig.requests(rig.prefillEngine).get(0).getRequest();
         assertEquals(CONTEXT_LEG.get("traceparent"), context.getHeader("traceparent"));
         assertEquals(CONTEXT_LEG.get("tracestate"), context.getHeader("tracestate"));
-        var generation = WireMockRig.requests(rig.gen).get(0).getRequest();
+        var generation = WireMockRig.requests(rig.decodeEngine).get(0).getRequest();
         assertEquals(GENERATION_LEG.get("traceparent"), generation.getHeader("traceparent"));
         assertTrue(generation.containsHeader(DisaggAuthHeader.NAME), "the signed generation keeps its auth header");
     }
@@ -57,7 +57,7 @@ class TrtllmTraceContextTest {
         rig.connector.decodeLocally("r1", TrtllmLegsTest.REQUEST, rig.decode, CONTEXT_LEG).collect().asList()
                 .await().atMost(WireMockRig.WAIT);
 
-        var local = WireMockRig.requests(rig.gen).get(0).getRequest();
+        var local = WireMockRig.requests(rig.decodeEngine).get(0).getRequest();
         assertEquals(CONTEXT_LEG.get("traceparent"), local.getHeader("traceparent"));
         assertEquals(CONTEXT_LEG.get("tracestate"), local.getHeader("tracestate"));
     }

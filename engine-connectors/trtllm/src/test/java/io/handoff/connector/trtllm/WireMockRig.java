@@ -2,39 +2,27 @@ package io.handoff.connector.trtllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.WireMockServer;
-import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.ConnectorConfig;
-import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.spi.Endpoint;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.Handoff;
-import io.vertx.core.Vertx;
+import io.handoff.connector.testsupport.openai.WireMockEnginePair;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 
 /**
- * Two WireMock servers on loopback standing in for a trtllm-serve context worker and generation worker, and the
- * connector (found through ServiceLoader, as the gateway finds it) pointed at them.
+ * A trtllm-serve context worker (the prefill engine) and generation worker (the decode engine) on WireMock, and the
+ * TensorRT-LLM connector pointed at them.
  */
-final class WireMockRig implements AutoCloseable {
+final class WireMockRig extends WireMockEnginePair {
 
     static final String MODEL = "m";
-    static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
-    static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Route ROUTE = new Route("trtllm", "route-t", MODEL, "ctx-0", "gen-0");
     static final String OPAQUE = "eyJpbnN0YW5jZSI6ImEiLCJwb3J0Ijo1fQ==";
     static final String INFO_ENDPOINT = "tcp://10.0.0.5:38671";
 
@@ -63,20 +51,8 @@ final class WireMockRig implements AutoCloseable {
 
             """;
 
-    final WireMockServer ctx = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    final WireMockServer gen = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    final Vertx vertx = Vertx.vertx();
-    final MutableClock clock = new MutableClock(START);
-    final Endpoint prefill;
-    final Endpoint decode;
-    final EngineConnector connector;
-
     WireMockRig(Map<String, String> options) {
-        ctx.start();
-        gen.start();
-        prefill = Endpoint.of("ctx-0", "http://127.0.0.1:" + ctx.port());
-        decode = Endpoint.of("gen-0", "http://127.0.0.1:" + gen.port());
-        connector = service().create(config(options, prefill, decode), context(vertx, clock));
+        super(ROUTE, options);
     }
 
     WireMockRig() {
@@ -84,26 +60,11 @@ final class WireMockRig implements AutoCloseable {
     }
 
     static ConnectorService service() {
-        return ServiceLoader.load(ConnectorService.class).stream().map(ServiceLoader.Provider::get)
-                .filter(s -> s.family().equals("trtllm")).findFirst().orElseThrow();
+        return ROUTE.service();
     }
 
     static ConnectorConfig config(Map<String, String> options, Endpoint prefill, Endpoint decode) {
-        return new ConnectorConfig("route-t", MODEL, List.of(prefill), List.of(decode), new HashMap<>(options));
-    }
-
-    static ConnectorContext context(Vertx vertx, Clock clock) {
-        return new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-        };
+        return ROUTE.config(options, prefill, decode);
     }
 
     static String id(Handoff handoff) {
@@ -135,25 +96,16 @@ final class WireMockRig implements AutoCloseable {
     }
 
     void chatContextAnswers(Handoff handoff, String finishReason) {
-        ctx.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "application/json")
-                .withBody(chatContextAnswer(id(handoff), finishReason, handoff.style().ordinal()))));
+        answersJson(prefillEngine, CHAT_COMPLETIONS, chatContextAnswer(id(handoff), finishReason,
+                handoff.style().ordinal()));
     }
 
     void chatGenerationStreams(String sse) {
-        gen.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
-    }
-
-    /** The JSON bodies a server received on the chat endpoint, oldest first. */
-    static List<JsonNode> chatBodies(WireMockServer server) {
-        return requests(server).stream().filter(e -> e.getRequest().getUrl().equals("/v1/chat/completions"))
-                .map(e -> Json.parse(e.getRequest().getBodyAsString())).toList();
+        streams(decodeEngine, CHAT_COMPLETIONS, sse);
     }
 
     void contextAnswers(String body) {
-        ctx.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "application/json").withBody(body)));
+        answersJson(prefillEngine, COMPLETIONS, body);
     }
 
     void contextAnswers(Handoff handoff, String finishReason) {
@@ -161,37 +113,23 @@ final class WireMockRig implements AutoCloseable {
     }
 
     void serverInfo() {
-        ctx.stubFor(get(urlEqualTo("/server_info")).willReturn(aResponse().withStatus(200)
+        prefillEngine.stubFor(get(urlEqualTo("/server_info")).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "application/json")
                 .withBody("{\"disaggregated_params\":{\"ctx_dp_rank\":0,\"ctx_info_endpoint\":[\"" + INFO_ENDPOINT
                         + "\"]}}")));
     }
 
     void generationStreams(String sse) {
-        gen.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
+        streams(decodeEngine, COMPLETIONS, sse);
     }
 
-    static List<JsonNode> bodies(WireMockServer server) {
-        return requests(server).stream().filter(e -> e.getRequest().getUrl().equals("/v1/completions"))
-                .map(e -> Json.parse(e.getRequest().getBodyAsString())).toList();
+    /** The JSON bodies a worker received on /v1/completions, oldest first. */
+    static List<JsonNode> completionBodies(WireMockServer worker) {
+        return bodies(worker, COMPLETIONS);
     }
 
-    static List<ServeEvent> requests(WireMockServer server) {
-        List<ServeEvent> events = new java.util.ArrayList<>(server.getAllServeEvents());
-        java.util.Collections.reverse(events); // WireMock lists newest first
-        return events;
-    }
-
-    int sent() {
-        return ctx.getAllServeEvents().size() + gen.getAllServeEvents().size();
-    }
-
-    @Override
-    public void close() {
-        connector.close();
-        ctx.stop();
-        gen.stop();
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+    /** The JSON bodies a worker received on /v1/chat/completions, oldest first. */
+    static List<JsonNode> chatBodies(WireMockServer worker) {
+        return bodies(worker, CHAT_COMPLETIONS);
     }
 }

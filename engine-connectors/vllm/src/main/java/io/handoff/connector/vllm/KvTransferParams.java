@@ -118,6 +118,6 @@ final class KvTransferParams {
     }
 
     private static EngineException failed(String message) {
-        return new EngineException(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, false, true, message);
+        return EngineException.sentFinal(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, message);
     }
 }

@@ -45,7 +45,7 @@ final class PrefillAnswer {
             if ("stop".equals(finish) && mayStopAtFirstToken(handoff)) {
                 return new PrefillResult.Finished(CompletionStreams.events(answer, handoff.requestId()), List.of());
             }
-            throw new EngineException(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, false, true,
+            throw EngineException.sentFinal(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED,
                     "prefill on " + handoff.prefill().name() + " answered without kv_transfer_params (finish_reason="
                             + finish + "): the producer did not park the KV; is its NixlConnector configured?");
         }

@@ -100,7 +100,7 @@ final class VllmEngineConnector implements EngineConnector {
             Instant deadline = KvTransferParams.decodeDeadline(handoff.transferData());
             if (deadline != null && clock.instant().isAfter(deadline)) {
                 // the producer may have freed the blocks; vLLM would decode from them anyway and answer 200
-                throw new EngineException(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, false,
+                throw EngineException.refused(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND,
                         "the producer's hold on " + handoff.prefill().name() + " may have ended (decode deadline "
                                 + deadline + "); not sending a decode that could read freed KV");
             }
@@ -123,7 +123,7 @@ final class VllmEngineConnector implements EngineConnector {
         if (!e.sentToEngine() || !e.retryable()) {
             return e;
         }
-        return new EngineException(e.code(), false, true, e.getMessage()
+        return EngineException.sentFinal(e.code(), e.getMessage()
                 + " (not retryable: the consumer had the producer's kv_transfer_params)", e);
     }
 

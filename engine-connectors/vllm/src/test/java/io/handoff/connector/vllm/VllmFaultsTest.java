@@ -53,7 +53,7 @@ class VllmFaultsTest {
     }
 
     private void producerFails(int status, String body) {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(status)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(status)
                 .withHeader("Content-Type", "application/json").withBody(body)));
     }
 
@@ -75,7 +75,7 @@ class VllmFaultsTest {
     void producerServerErrors() {
         producerFails(500, "{\"error\":{\"message\":\"Internal server error\"}}");
         check(prefillFails(), ErrorCode.ERROR_CODE_INTERNAL, false, true);
-        rig.producer.resetAll();
+        rig.prefillEngine.resetAll();
         producerFails(503, "{}");
         check(prefillFails(), ErrorCode.ERROR_CODE_OVERLOADED, true, true);
     }
@@ -92,7 +92,7 @@ class VllmFaultsTest {
 
     @Test
     void producerResetAfterTheRequestWasSent() {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions"))
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions"))
                 .willReturn(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER)));
         EngineException e = prefillFails();
         assertTrue(e.sentToEngine());
@@ -100,7 +100,7 @@ class VllmFaultsTest {
 
     @Test
     void slowProducerTimesOut() {
-        rig.producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
+        rig.prefillEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
                 .withFixedDelay(3000).withBody("{}")));
         EngineException e = prefillFails();
         assertTrue(e.getMessage().contains("timed out"), e.getMessage());
@@ -132,7 +132,7 @@ class VllmFaultsTest {
     @Test
     void aConsumerThatHadTheParamsIsNeverRetriedWithThem() {
         Handoff handoff = ready();
-        rig.consumer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)));
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(503)));
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.decode(handoff).collect().asList().await().atMost(WAIT));
         // a 503 is retryable in general, but a vLLM consumer that rejected the request has told the producer to free
@@ -151,7 +151,7 @@ class VllmFaultsTest {
     @Test
     void garbledDecodeStream() {
         Handoff handoff = ready();
-        rig.consumer.stubFor(post(urlEqualTo("/v1/completions"))
+        rig.decodeEngine.stubFor(post(urlEqualTo("/v1/completions"))
                 .willReturn(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK)));
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.decode(handoff).collect().asList().await().atMost(WAIT));

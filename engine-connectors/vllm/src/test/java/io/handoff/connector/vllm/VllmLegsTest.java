@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import static io.handoff.connector.testsupport.ProtoJson.struct;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -67,7 +68,7 @@ class VllmLegsTest {
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
         List<GenerateResponse> events = rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
 
-        var p = WireMockRig.requests(rig.producer);
+        var p = WireMockRig.requests(rig.prefillEngine);
         assertEquals(1, p.size());
         assertEquals("r1", p.get(0).getRequest().getHeader("X-Request-Id"));
         assertEquivalent(Json.parse("""
@@ -77,7 +78,7 @@ class VllmLegsTest {
                    "remote_block_ids":null,"remote_host":null,"remote_port":null}}"""),
                 Json.parse(p.get(0).getRequest().getBodyAsString()));
 
-        var d = WireMockRig.requests(rig.consumer);
+        var d = WireMockRig.requests(rig.decodeEngine);
         assertEquals(1, d.size());
         assertEquals("r1", d.get(0).getRequest().getHeader("X-Request-Id"));
         JsonNode expectedParams = Json.parse(WireMockRig.PRODUCER_PARAMS);
@@ -110,16 +111,6 @@ class VllmLegsTest {
                     + "\"content\":\"the quick brown fox\"}],\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
             .build();
 
-    static com.google.protobuf.Struct struct(String json) {
-        com.google.protobuf.Struct.Builder b = com.google.protobuf.Struct.newBuilder();
-        try {
-            com.google.protobuf.util.JsonFormat.parser().merge(json, b);
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalArgumentException(json, e);
-        }
-        return b.build();
-    }
-
     @Test
     void aChatGoesToTheChatEndpointOnBothLegsWithTheNativeFields() {
         rig.producerAnswersChat("length", WireMockRig.PRODUCER_PARAMS);
@@ -128,7 +119,7 @@ class VllmLegsTest {
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(CHAT));
         List<GenerateResponse> events = rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
 
-        var p = WireMockRig.requests(rig.producer);
+        var p = WireMockRig.requests(rig.prefillEngine);
         assertEquals(1, p.size());
         assertEquals("/v1/chat/completions", p.get(0).getRequest().getUrl());
         assertEquals("r1", p.get(0).getRequest().getHeader("X-Request-Id"));
@@ -141,7 +132,7 @@ class VllmLegsTest {
                    "remote_block_ids":null,"remote_host":null,"remote_port":null}}"""),
                 Json.parse(p.get(0).getRequest().getBodyAsString()));
 
-        var d = WireMockRig.requests(rig.consumer);
+        var d = WireMockRig.requests(rig.decodeEngine);
         assertEquals(1, d.size());
         assertEquals("/v1/chat/completions", d.get(0).getRequest().getUrl());
         JsonNode expectedParams = Json.parse(WireMockRig.PRODUCER_PARAMS);
@@ -178,7 +169,7 @@ class VllmLegsTest {
         List<GenerateResponse> events = rig.connector.decodeLocally("r2", CHAT, rig.decode).collect().asList()
                 .await().atMost(WAIT);
         assertEquals(3, events.size());
-        var d = WireMockRig.requests(rig.consumer).get(0);
+        var d = WireMockRig.requests(rig.decodeEngine).get(0);
         assertEquals("/v1/chat/completions", d.getRequest().getUrl());
         JsonNode body = Json.parse(d.getRequest().getBodyAsString());
         assertTrue(body.path("kv_transfer_params").isMissingNode());
@@ -228,7 +219,7 @@ class VllmLegsTest {
         rig.consumerStreams(WireMockRig.DECODE_STREAM);
         PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
         rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT);
-        assertEquals(sent, WireMockRig.bodies(rig.consumer).get(0).path("kv_transfer_params").path("remote_host")
+        assertEquals(sent, WireMockRig.bodies(rig.decodeEngine).get(0).path("kv_transfer_params").path("remote_host")
                 .asText());
     }
 
@@ -242,7 +233,7 @@ class VllmLegsTest {
         GenerateResponse last = finished.events().get(finished.events().size() - 1);
         assertEquals(FinishReason.FINISH_REASON_STOP, last.getFinished().getReason());
         assertEquals(5, last.getUsage().getTotalTokens());
-        assertEquals(0, rig.consumer.getAllServeEvents().size());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
     }
 
     @Test
@@ -287,7 +278,7 @@ class VllmLegsTest {
                 () -> rig.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT));
         assertEquals(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, e.code());
         assertFalse(e.sentToEngine());
-        assertEquals(0, rig.consumer.getAllServeEvents().size());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
     }
 
     @Test
@@ -305,7 +296,7 @@ class VllmLegsTest {
             lease.clock.advance(Duration.ofSeconds(2));
             assertThrows(EngineException.class,
                     () -> lease.connector.decode(ready.handoff()).collect().asList().await().atMost(WAIT));
-            assertEquals(1, lease.consumer.getAllServeEvents().size());
+            assertEquals(1, lease.decodeEngine.getAllServeEvents().size());
         }
     }
 
@@ -327,13 +318,13 @@ class VllmLegsTest {
         List<GenerateResponse> events = rig.connector.decodeLocally("r2", twoOutputs, rig.decode).collect().asList()
                 .await().atMost(WAIT);
         assertEquals(3, events.size());
-        var d = WireMockRig.requests(rig.consumer).get(0);
+        var d = WireMockRig.requests(rig.decodeEngine).get(0);
         assertEquals("r2", d.getRequest().getHeader("X-Request-Id"));
         assertEquivalent(Json.parse("""
                 {"model":"m","prompt":"the quick brown fox","n":2,"max_tokens":16,"min_tokens":4,
                  "return_token_ids":true,"stream":true,"stream_options":{"include_usage":true}}"""),
                 Json.parse(d.getRequest().getBodyAsString()));
-        assertEquals(0, rig.producer.getAllServeEvents().size());
+        assertEquals(0, rig.prefillEngine.getAllServeEvents().size());
     }
 
     static void assertEquivalent(JsonNode expected, JsonNode actual) {

@@ -3,6 +3,7 @@ package io.handoff.connector.vllm;
 import io.handoff.connector.spi.AbortMode;
 import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorService;
+import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
 import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.ScheduleStyle;
@@ -27,8 +28,8 @@ class VllmServiceTest {
     private final ConnectorService service = WireMockRig.service();
 
     private ConnectorCapabilities initialise(Map<String, String> options) {
-        return service.initialise(WireMockRig.config(options, io.handoff.connector.spi.Endpoint.of("p", "http://p:1"),
-                io.handoff.connector.spi.Endpoint.of("d", "http://d:1")));
+        return service.initialise(WireMockRig.config(options, Endpoint.of("p", "http://p:1"),
+                Endpoint.of("d", "http://d:1")));
     }
 
     @Test
@@ -68,11 +69,11 @@ class VllmServiceTest {
     @Test
     void probeReadsHealthModelsAndLoad() {
         try (WireMockRig rig = WireMockRig.fixedHold()) {
-            rig.producer.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
-            rig.producer.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200).withBody(
+            rig.prefillEngine.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(200)));
+            rig.prefillEngine.stubFor(get(urlEqualTo("/v1/models")).willReturn(aResponse().withStatus(200).withBody(
                     "{\"object\":\"list\",\"data\":[{\"id\":\"m\",\"object\":\"model\",\"owned_by\":\"vllm\","
                             + "\"max_model_len\":8192}]}")));
-            rig.producer.stubFor(get(urlEqualTo("/metrics")).willReturn(aResponse().withStatus(200).withBody("""
+            rig.prefillEngine.stubFor(get(urlEqualTo("/metrics")).willReturn(aResponse().withStatus(200).withBody("""
                     # TYPE vllm:num_requests_running gauge
                     vllm:num_requests_running{engine="0",model_name="m"} 3.0
                     vllm:num_requests_waiting{engine="0",model_name="m"} 1.0
@@ -85,7 +86,7 @@ class VllmServiceTest {
             assertEquals(Optional.of(8192), s.maxContextLength());
             assertEquals(Map.of("running_requests", 3.0, "waiting_requests", 1.0, "kv_usage", 0.5), s.load());
 
-            rig.consumer.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(503)));
+            rig.decodeEngine.stubFor(get(urlEqualTo("/health")).willReturn(aResponse().withStatus(503)));
             EndpointStatus down = rig.connector.probe(rig.decode).await().atMost(VllmLegsTest.WAIT);
             assertFalse(down.healthy());
             assertTrue(down.detail().contains("503"), down.detail());

@@ -45,11 +45,11 @@ class VllmTraceContextTest {
         rig.connector.decode(ready.handoff().withForward(DECODE_CONTEXT)).collect().asList()
                 .await().atMost(VllmLegsTest.WAIT);
 
-        var prefill = WireMockRig.requests(rig.producer).get(0).getRequest();
+        var prefill = WireMockRig.requests(rig.prefillEngine).get(0).getRequest();
         assertEquals(PREFILL_CONTEXT.get("traceparent"), prefill.getHeader("traceparent"));
         assertEquals(PREFILL_CONTEXT.get("tracestate"), prefill.getHeader("tracestate"));
         assertEquals("r1", prefill.getHeader(VllmEngineConnector.REQUEST_ID_HEADER));
-        var decode = WireMockRig.requests(rig.consumer).get(0).getRequest();
+        var decode = WireMockRig.requests(rig.decodeEngine).get(0).getRequest();
         assertEquals(DECODE_CONTEXT.get("traceparent"), decode.getHeader("traceparent"));
         assertEquals(false, decode.containsHeader("tracestate"));
         assertEquals("r1", decode.getHeader(VllmEngineConnector.REQUEST_ID_HEADER));
@@ -62,7 +62,7 @@ class VllmTraceContextTest {
         rig.connector.decodeLocally("r2", VllmLegsTest.REQUEST, rig.decode, PREFILL_CONTEXT).collect().asList()
                 .await().atMost(VllmLegsTest.WAIT);
 
-        var local = WireMockRig.requests(rig.consumer).get(0).getRequest();
+        var local = WireMockRig.requests(rig.decodeEngine).get(0).getRequest();
         assertEquals(PREFILL_CONTEXT.get("traceparent"), local.getHeader("traceparent"));
         assertEquals(PREFILL_CONTEXT.get("tracestate"), local.getHeader("tracestate"));
     }

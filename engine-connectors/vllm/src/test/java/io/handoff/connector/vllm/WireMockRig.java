@@ -1,36 +1,17 @@
 package io.handoff.connector.vllm;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.github.tomakehurst.wiremock.WireMockServer;
-import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
-import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.ConnectorConfig;
-import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.spi.Endpoint;
-import io.handoff.connector.spi.EngineConnector;
-import io.vertx.core.Vertx;
+import io.handoff.connector.testsupport.openai.WireMockEnginePair;
 
-import java.time.Clock;
-import java.time.Instant;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
-
-/**
- * Two WireMock servers on loopback standing in for a vLLM producer and consumer, and the connector (found through
- * ServiceLoader, as the gateway finds it) pointed at them.
- */
-final class WireMockRig implements AutoCloseable {
+/** A vLLM producer and consumer (NixlConnector, pull) on WireMock, and the vLLM connector pointed at them. */
+final class WireMockRig extends WireMockEnginePair {
 
     static final String MODEL = "m";
-    static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+    private static final Route ROUTE = new Route("vllm", "route-a", MODEL, "prefill-0", "decode-0");
 
     /** A producer answer of a NIXL build: block ids beyond 2^53 and a float must reach the consumer unchanged. */
     static final String PRODUCER_PARAMS = "{\"do_remote_prefill\":true,\"do_remote_decode\":false,"
@@ -63,20 +44,8 @@ final class WireMockRig implements AutoCloseable {
 
             """;
 
-    final WireMockServer producer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    final WireMockServer consumer = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
-    final Vertx vertx = Vertx.vertx();
-    final MutableClock clock = new MutableClock(START);
-    final Endpoint prefill;
-    final Endpoint decode;
-    final EngineConnector connector;
-
     WireMockRig(Map<String, String> options) {
-        producer.start();
-        consumer.start();
-        prefill = Endpoint.of("prefill-0", "http://127.0.0.1:" + producer.port());
-        decode = Endpoint.of("decode-0", "http://127.0.0.1:" + consumer.port());
-        connector = service().create(config(options, prefill, decode), context(vertx, clock));
+        super(ROUTE, options);
     }
 
     static WireMockRig fixedHold() {
@@ -84,79 +53,35 @@ final class WireMockRig implements AutoCloseable {
     }
 
     static ConnectorService service() {
-        return ServiceLoader.load(ConnectorService.class).stream().map(ServiceLoader.Provider::get)
-                .filter(s -> s.family().equals("vllm")).findFirst().orElseThrow();
+        return ROUTE.service();
     }
 
     static ConnectorConfig config(Map<String, String> options, Endpoint prefill, Endpoint decode) {
-        return new ConnectorConfig("route-a", MODEL, List.of(prefill), List.of(decode), new HashMap<>(options));
-    }
-
-    static ConnectorContext context(Vertx vertx, Clock clock) {
-        return new ConnectorContext() {
-            @Override
-            public Vertx vertx() {
-                return vertx;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-        };
+        return ROUTE.config(options, prefill, decode);
     }
 
     /** The producer parks and answers with {@code params} (raw JSON, or "null"). */
     void producerAnswers(String finishReason, String params) {
-        producer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "application/json")
-                .withBody("{\"id\":\"cmpl-r1\",\"object\":\"text_completion\",\"model\":\"m\",\"choices\":[{\"index\":0,"
-                        + "\"text\":\" The\",\"token_ids\":[464],\"logprobs\":null,\"finish_reason\":\""
-                        + finishReason + "\",\"stop_reason\":null}],\"usage\":{\"prompt_tokens\":4,"
-                        + "\"completion_tokens\":1,\"total_tokens\":5},\"kv_transfer_params\":" + params + "}")));
+        answersJson(prefillEngine, COMPLETIONS, "{\"id\":\"cmpl-r1\",\"object\":\"text_completion\",\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"text\":\" The\",\"token_ids\":[464],\"logprobs\":null,"
+                + "\"finish_reason\":\"" + finishReason + "\",\"stop_reason\":null}],\"usage\":{\"prompt_tokens\":4,"
+                + "\"completion_tokens\":1,\"total_tokens\":5},\"kv_transfer_params\":" + params + "}");
     }
 
     /** The producer parks a chat and answers as vLLM's /v1/chat/completions does. */
     void producerAnswersChat(String finishReason, String params) {
-        producer.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "application/json")
-                .withBody("{\"id\":\"chatcmpl-r1\",\"object\":\"chat.completion\",\"model\":\"m\",\"choices\":"
-                        + "[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\" The\",\"tool_calls\":[]},"
-                        + "\"token_ids\":[464],\"logprobs\":null,\"finish_reason\":\"" + finishReason + "\","
-                        + "\"stop_reason\":null}],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,"
-                        + "\"total_tokens\":5},\"kv_transfer_params\":" + params + "}")));
-    }
-
-    void consumerStreamsChat(String sse) {
-        consumer.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
+        answersJson(prefillEngine, CHAT_COMPLETIONS, "{\"id\":\"chatcmpl-r1\",\"object\":\"chat.completion\","
+                + "\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\" The\","
+                + "\"tool_calls\":[]},\"token_ids\":[464],\"logprobs\":null,\"finish_reason\":\"" + finishReason
+                + "\",\"stop_reason\":null}],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,"
+                + "\"total_tokens\":5},\"kv_transfer_params\":" + params + "}");
     }
 
     void consumerStreams(String sse) {
-        consumer.stubFor(post(urlEqualTo("/v1/completions")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "text/event-stream").withBody(sse)));
+        streams(decodeEngine, COMPLETIONS, sse);
     }
 
-    /** The JSON bodies a server received, oldest first. */
-    static List<JsonNode> bodies(WireMockServer server) {
-        return requests(server).stream().map(e -> Json.parse(e.getRequest().getBodyAsString())).toList();
-    }
-
-    static List<ServeEvent> requests(WireMockServer server) {
-        List<ServeEvent> events = new java.util.ArrayList<>(server.getAllServeEvents());
-        java.util.Collections.reverse(events); // WireMock lists newest first
-        return events;
-    }
-
-    int sent() {
-        return producer.getAllServeEvents().size() + consumer.getAllServeEvents().size();
-    }
-
-    @Override
-    public void close() {
-        connector.close();
-        producer.stop();
-        consumer.stop();
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+    void consumerStreamsChat(String sse) {
+        streams(decodeEngine, CHAT_COMPLETIONS, sse);
     }
 }

@@ -93,7 +93,7 @@ public final class CompletionEvents {
         for (JsonNode calls : new JsonNode[] {choice.path("delta").path("tool_calls"),
             choice.path("message").path("tool_calls")}) {
             if (calls.isArray() && !calls.isEmpty()) {
-                throw new EngineException(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, false, true, "the engine answered"
+                throw EngineException.sentFinal(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "the engine answered"
                         + " output " + index + " with tool calls, which openengine.v1 events cannot carry");
             }
         }
@@ -120,7 +120,7 @@ public final class CompletionEvents {
             }
             case "length" -> f.setReason(FinishReason.FINISH_REASON_LENGTH);
             case "abort", "cancelled" -> f.setReason(FinishReason.FINISH_REASON_CANCELLED);
-            case "error" -> throw new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+            case "error" -> throw EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
                     "the engine finished output " + index + " with an error");
             default -> f.setReason(FinishReason.FINISH_REASON_UNSPECIFIED).setMessage(reason);
         }

@@ -23,17 +23,17 @@ public final class HttpFailures {
         String message = what + ": HTTP " + status + " " + engineMessage(body);
         if (status == 404) {
             // OpenAI-compatible servers answer 404 for a model they do not serve
-            return new EngineException(ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, message);
+            return EngineException.sentFinal(ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, message);
         }
         if (status == 408 || status == 429 || status == 503) {
-            return new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true, true, message);
+            return EngineException.sentRetryable(ErrorCode.ERROR_CODE_OVERLOADED, message);
         }
         if (status >= 400 && status < 500) {
-            return new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true, message);
+            return EngineException.sentFinal(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, message);
         }
         // 502 and 504 come from something between us and the engine; the engine itself may be fine
-        boolean retryable = status == 502 || status == 504;
-        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, retryable, true, message);
+        return status == 502 || status == 504 ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_INTERNAL, message)
+                : EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL, message);
     }
 
     /**
@@ -45,27 +45,27 @@ public final class HttpFailures {
             return e;
         }
         // the transport's own text names socket addresses: it stays in the cause, for the log and the trace
-        if (failure instanceof TimeoutException) {
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, sent, what + ": timed out", failure);
-        }
         if (!sent) {
-            String why = failure instanceof ConnectException ? "connection refused" : "could not connect";
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false, what + ": " + why, failure);
+            // a request is answered only once it was sent, so nothing unsent can have been acted on
+            String why = failure instanceof TimeoutException ? "timed out"
+                    : failure instanceof ConnectException ? "connection refused" : "could not connect";
+            return EngineException.notSent(ErrorCode.ERROR_CODE_INTERNAL, what + ": " + why, failure);
         }
-        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, !answered, true,
-                what + ": connection failed (" + failure.getClass().getSimpleName() + ")", failure);
+        String message = failure instanceof TimeoutException ? what + ": timed out"
+                : what + ": connection failed (" + failure.getClass().getSimpleName() + ")";
+        return answered ? EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL, message, failure)
+                : EngineException.sentRetryable(ErrorCode.ERROR_CODE_INTERNAL, message, failure);
     }
 
     /** The engine answered something that is not the JSON the API promises: the request reached it and failed. */
     public static EngineException badAnswer(String what, Throwable parseFailure) {
-        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+        return EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
                 what + ": the engine's answer is not valid JSON", parseFailure);
     }
 
     /** The stream ended without its end marker: the engine or the network cut it. */
     public static EngineException streamCut(String what) {
-        return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
-                what + ": the stream ended before [DONE]");
+        return EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL, what + ": the stream ended before [DONE]");
     }
 
     /** An error event inside a stream ({@code data: {"error": {...}}}); its code is an HTTP status when numeric. */
@@ -76,7 +76,7 @@ public final class HttpFailures {
         }
         EngineException byStatus = fromStatus(status, Json.write(error), what + " (stream error event)");
         // the engine accepted the request and then failed it: never resend the same stream unchanged
-        return new EngineException(byStatus.code(), false, true, byStatus.getMessage());
+        return EngineException.sentFinal(byStatus.code(), byStatus.getMessage());
     }
 
     /** The human part of an OpenAI-style error body ({@code {"error":{"message":...}}} or FastAPI's detail). */
