@@ -99,9 +99,9 @@ sealed interface Ending {
                 return e;
             }
             if (f instanceof TimeoutException) {
-                return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true, f.getMessage(), f);
+                return EngineException.sentRetryable(ErrorCode.ERROR_CODE_INTERNAL, f.getMessage(), f);
             }
-            return new EngineException(ErrorCode.ERROR_CODE_INTERNAL, false, true,
+            return EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
                     "internal failure: " + f.getClass().getSimpleName() + ": " + f.getMessage(), f);
         }
     }

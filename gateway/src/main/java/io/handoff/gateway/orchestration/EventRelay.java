@@ -106,7 +106,7 @@ final class EventRelay {
     /** Fails a stream that stopped before its end: the answer would otherwise look complete and is not. */
     void requireDone() {
         if (!done) {
-            throw new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, true, "the decode stream ended after "
+            throw EngineException.sentRetryable(ErrorCode.ERROR_CODE_INTERNAL, "the decode stream ended after "
                     + finished.cardinality() + " of " + outputs + " outputs finished");
         }
     }

@@ -162,9 +162,10 @@ public final class HandoffRun implements RunningRequest {
      * same session. A peer that is not ready yet is not a failure; a failing leg fails both.
      */
     private Multi<GenerateResponse> decodeFirst() {
-        return attach("the decode is admitted as the rendezvous").onItem().transformToMulti(x ->
-                Multi.createBy().merging().streams(decode(1), prefill().onItem().transformToMulti(result ->
-                        recordHeld(result.held()).onItem().transformToMulti(v -> Multi.createFrom().<GenerateResponse>empty()))));
+        Multi<GenerateResponse> fillsTheSession = prefill().onItem().transformToMulti(result ->
+                recordHeld(result.held()).onItem().transformToMulti(v -> Multi.createFrom().empty()));
+        return attach("the decode is admitted as the rendezvous").onItem()
+                .transformToMulti(x -> Multi.createBy().merging().streams(decode(1), fillsTheSession));
     }
 
     /** The request completed during its prefill: its session is released, and the answer is the prefill's. */
@@ -344,7 +345,7 @@ public final class HandoffRun implements RunningRequest {
         Uni<Void> moving = Uni.createFrom().deferred(() -> moveNow(target, reason)).memoize().indefinitely();
         synchronized (this) {
             if (ending.get() != null) {
-                return Uni.createFrom().failure(new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
+                return Uni.createFrom().failure(EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED,
                         "the request ended before its session could become " + target));
             }
             lastMove = moving.onFailure().recoverWithNull();
@@ -359,7 +360,7 @@ public final class HandoffRun implements RunningRequest {
                     trace.session(t.session(), handoff.prefill(), handoff.decode());
                 })
                 .onFailure().transform(f -> {
-                    EngineException lost = new EngineException(ErrorCode.ERROR_CODE_CANCELLED, false, true,
+                    EngineException lost = EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED,
                             "the session ended before it could become " + target + ": " + f.getMessage(), f);
                     decide(new Ending.SessionLost(lost.getMessage(), Optional.of(lost)));
                     return lost;

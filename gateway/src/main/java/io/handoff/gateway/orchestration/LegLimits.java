@@ -19,13 +19,14 @@ final class LegLimits {
 
     /** A decode stream may be silent for {@code idle}, before its first event and between events. */
     static Multi<GenerateResponse> idle(Multi<GenerateResponse> decode, Duration idle) {
-        return decode.ifNoItem().after(idle).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true,
-                true, "the decode stream was silent for " + idle.toMillis() + " ms"));
+        return decode.ifNoItem().after(idle).failWith(() -> EngineException.sentRetryable(
+                ErrorCode.ERROR_CODE_INTERNAL, "the decode stream was silent for " + idle.toMillis() + " ms"));
     }
 
     /** A prefill must park its KV (or finish) within {@code timeout}. */
     static <T> Uni<T> parkWithin(Uni<T> prefill, Duration timeout) {
-        return prefill.ifNoItem().after(timeout).failWith(() -> new EngineException(ErrorCode.ERROR_CODE_OVERLOADED,
-                true, true, "the prefill did not park its KV within " + timeout.toMillis() + " ms"));
+        return prefill.ifNoItem().after(timeout).failWith(() -> EngineException.sentRetryable(
+                ErrorCode.ERROR_CODE_OVERLOADED,
+                "the prefill did not park its KV within " + timeout.toMillis() + " ms"));
     }
 }

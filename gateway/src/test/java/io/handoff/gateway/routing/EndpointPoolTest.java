@@ -201,23 +201,23 @@ class EndpointPoolTest {
         assertFalse(PooledEndpoint.countsAgainst(null));
         for (ErrorCode judged : List.of(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE,
                 ErrorCode.ERROR_CODE_CANCELLED)) {
-            assertFalse(PooledEndpoint.countsAgainst(new EngineException(judged, false, true, "judged")), judged.name());
+            assertFalse(PooledEndpoint.countsAgainst(EngineException.sentFinal(judged, "judged")), judged.name());
         }
-        assertTrue(PooledEndpoint.countsAgainst(new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true, false,
+        assertTrue(PooledEndpoint.countsAgainst(EngineException.notSent(ErrorCode.ERROR_CODE_INTERNAL,
                 "connection refused")));
-        assertTrue(PooledEndpoint.countsAgainst(new EngineException(ErrorCode.ERROR_CODE_OVERLOADED, true, true,
+        assertTrue(PooledEndpoint.countsAgainst(EngineException.sentRetryable(ErrorCode.ERROR_CODE_OVERLOADED,
                 "HTTP 503")));
         assertTrue(PooledEndpoint.countsAgainst(new IllegalStateException("anything else")));
 
         EndpointPool pool = pool(4, "a");
         for (int i = 0; i < 5; i++) {
             PooledEndpoint a = pool.acquire(Set.of()).orElseThrow();
-            a.finished(new EngineException(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, false, true, "bad request"));
+            a.finished(EngineException.sentFinal(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, "bad request"));
             assertTrue(a.breaker().admits(), "a bad request never opens the breaker");
         }
         for (int i = 0; i < 3; i++) {
-            pool.acquire(Set.of()).orElseThrow().finished(new EngineException(ErrorCode.ERROR_CODE_INTERNAL, true,
-                    false, "connection refused"));
+            pool.acquire(Set.of()).orElseThrow().finished(EngineException.notSent(ErrorCode.ERROR_CODE_INTERNAL,
+                    "connection refused"));
         }
         assertFalse(pool.member("a").orElseThrow().breaker().admits(), "three unreachable legs open it");
     }

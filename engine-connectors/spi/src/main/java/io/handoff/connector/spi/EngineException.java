@@ -35,24 +35,8 @@ public class EngineException extends RuntimeException {
     private final boolean sentToEngine;
     private final List<HeldKv> held;
 
-    /** @deprecated use the named factories ({@link #notSent}, {@link #sentRetryable}, {@link #sentFinal}, ...) */
-    @Deprecated
-    public EngineException(ErrorCode code, boolean retryable, boolean sentToEngine, String message) {
-        this(code, retryable, sentToEngine, message, null);
-    }
-
-    /** @deprecated use the named factories ({@link #notSent}, {@link #sentRetryable}, {@link #sentFinal}, ...) */
-    @Deprecated
-    public EngineException(ErrorCode code, boolean retryable, boolean sentToEngine, String message, Throwable cause) {
-        this(code, retryable, sentToEngine, message, cause, List.of());
-    }
-
-    /**
-     * @deprecated use the named factories ({@link #notSent}, {@link #sentRetryable}, {@link #sentFinal}, ...) and
-     *             {@link #withHeld(List)}
-     */
-    @Deprecated
-    public EngineException(ErrorCode code, boolean retryable, boolean sentToEngine, String message, Throwable cause,
+    /** Through the named factories only, so that every failure says plainly whether it was sent and may be retried. */
+    private EngineException(ErrorCode code, boolean retryable, boolean sentToEngine, String message, Throwable cause,
             List<HeldKv> held) {
         super(message, cause);
         this.code = code;
@@ -76,7 +60,7 @@ public class EngineException extends RuntimeException {
 
     /** As {@link #refused(ErrorCode, String)}, keeping what made the connector decline as the cause. */
     public static EngineException refused(ErrorCode code, String message, Throwable cause) {
-        return new EngineException(code, false, false, message, cause);
+        return new EngineException(code, false, false, message, cause, List.of());
     }
 
     /** Refused before anything reached an engine: a field or style the connector cannot carry losslessly. */
@@ -105,7 +89,7 @@ public class EngineException extends RuntimeException {
 
     /** As {@link #notSent(ErrorCode, String)}, keeping the transport failure as the cause. */
     public static EngineException notSent(ErrorCode code, String message, Throwable cause) {
-        return new EngineException(code, true, false, message, cause);
+        return new EngineException(code, true, false, message, cause, List.of());
     }
 
     /**
@@ -119,7 +103,7 @@ public class EngineException extends RuntimeException {
 
     /** As {@link #sentRetryable(ErrorCode, String)}, keeping what went wrong as the cause. */
     public static EngineException sentRetryable(ErrorCode code, String message, Throwable cause) {
-        return new EngineException(code, true, true, message, cause);
+        return new EngineException(code, true, true, message, cause, List.of());
     }
 
     /**
@@ -133,7 +117,7 @@ public class EngineException extends RuntimeException {
 
     /** As {@link #sentFinal(ErrorCode, String)}, keeping what went wrong as the cause. */
     public static EngineException sentFinal(ErrorCode code, String message, Throwable cause) {
-        return new EngineException(code, false, true, message, cause);
+        return new EngineException(code, false, true, message, cause, List.of());
     }
 
     public ErrorCode code() {
