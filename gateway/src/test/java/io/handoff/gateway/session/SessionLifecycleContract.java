@@ -408,6 +408,31 @@ public abstract class SessionLifecycleContract {
         assertEquals(MAX_LIVE, join(store.countLive("t1", clock.instant())));
     }
 
+    /**
+     * The quota counts leases that still run: a renewed session keeps counting, one whose lease ran out stops counting
+     * at once, before the reaper ends it, and never counts again.
+     */
+    @Test
+    void theQuotaCountsRunningLeasesOnly() {
+        Session renewed = allocate("t1", "renewed");
+        for (int i = 1; i < MAX_LIVE; i++) {
+            allocate("t1", "q" + i);
+        }
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocate("t1", command("r", "one-too-many")));
+        clock.advance(DEFAULT_LEASE.minusSeconds(1));
+        join(service.renew("t1", renewed.id(), Optional.empty(), OptionalLong.empty()));
+        clock.advance(Duration.ofSeconds(1));
+
+        assertEquals(1, join(store.countLive("t1", clock.instant())), "only the renewed lease still runs");
+        for (int i = 1; i < MAX_LIVE; i++) {
+            allocate("t1", "after-expiry-" + i);
+        }
+        refused(SessionFailure.QUOTA_EXCEEDED, () -> service.allocate("t1", command("r", "one-too-many-again")));
+        assertEquals(MAX_LIVE, join(store.countLive("t1", clock.instant())));
+        assertEquals(2L * MAX_LIVE - 1, join(store.countByState()).get(SessionState.ALLOCATED),
+                "the expired ones are still stored, and still ALLOCATED until the reaper runs");
+    }
+
     @Test
     void clientsCannotUseTheGenerateKeyNamespace() {
         SessionException refusal = refused(SessionFailure.INVALID_ARGUMENT,

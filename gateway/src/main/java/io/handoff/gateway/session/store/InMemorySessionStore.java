@@ -13,7 +13,6 @@ import io.smallrye.mutiny.Uni;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +25,8 @@ import java.util.function.Supplier;
 /**
  * The store for a single replica: everything in this JVM, every operation one critical section. It keeps the
  * same index and cleanup-claim bookkeeping as the Redis store so that the reaper and the contract tests treat both
- * alike.
+ * alike. No operation scans the stored sessions: what it counts is kept by {@link MemoryTallies} as it is written,
+ * and the due index is sorted.
  */
 public final class InMemorySessionStore implements SessionStore {
 
@@ -35,6 +35,7 @@ public final class InMemorySessionStore implements SessionStore {
     private final Map<String, Entry> sessions = new HashMap<>();
     private final Map<String, IdempotencyRecord> idempotency = new HashMap<>();
     private final List<TreeSet<DueEntry>> index = new ArrayList<>();
+    private final MemoryTallies tallies = new MemoryTallies();
     private Instant drainingSince;
 
     public InMemorySessionStore(StoreSettings settings) {
@@ -96,7 +97,7 @@ public final class InMemorySessionStore implements SessionStore {
                     }
                 }
             }
-            long live = countLiveLocked(s.tenant(), s.now());
+            long live = tallies.live(s.tenant(), s.now());
             if (live >= settings.maxLivePerTenant()) {
                 throw new SessionException(SessionFailure.QUOTA_EXCEEDED,
                         "tenant has " + live + " live sessions, the most it may have");
@@ -107,6 +108,7 @@ public final class InMemorySessionStore implements SessionStore {
                     Map.of(), List.of());
             Entry entry = new Entry(created);
             sessions.put(s.id(), entry);
+            tallies.replaced(null, created);
             idempotency.put(idemKey, new IdempotencyRecord(s.id(), s.fingerprint()));
             reindex(entry, created.leaseExpiresAt());
             return new Allocation(created, true);
@@ -147,8 +149,8 @@ public final class InMemorySessionStore implements SessionStore {
                 throw new SessionException(SessionFailure.NOT_LIVE, "lease already expired; a lease is never revived", s);
             }
             checkEpoch(entry, expectedEpoch);
-            entry.session = copy(s, s.state(), s.epoch(), now, lease, newExpiry, s.renewals() + 1, s.terminalReason(),
-                    s.terminalAt(), s.tombstoneExpiresAt(), s.obligations());
+            write(entry, copy(s, s.state(), s.epoch(), now, lease, newExpiry, s.renewals() + 1, s.terminalReason(),
+                    s.terminalAt(), s.tombstoneExpiresAt(), s.obligations()));
             if (entry.due == null || entry.due.isAfter(newExpiry)) {
                 reindex(entry, newExpiry);
             }
@@ -167,9 +169,9 @@ public final class InMemorySessionStore implements SessionStore {
                         "cannot move a " + s.state() + " session to " + c.target(), s);
             }
             if (!c.settled().isEmpty()) {
-                entry.session = copy(s, s.state(), s.epoch(), c.now(), s.lease(), s.leaseExpiresAt(), s.renewals(),
+                write(entry, copy(s, s.state(), s.epoch(), c.now(), s.lease(), s.leaseExpiresAt(), s.renewals(),
                         s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(),
-                        replacing(s.obligations(), c.settled()));
+                        replacing(s.obligations(), c.settled())));
             }
             return moveLocked(entry, c.target(), c.reason(), c.now(), c.claimant(), c.claimTtl());
         });
@@ -180,8 +182,8 @@ public final class InMemorySessionStore implements SessionStore {
         Session s = entry.session;
         boolean terminal = target.isTerminal();
         Instant tombstone = terminal ? now.plus(settings.tombstoneRetention()) : null;
-        entry.session = copy(s, target, s.epoch() + 1, now, s.lease(), s.leaseExpiresAt(), s.renewals(),
-                terminal ? reason : "", terminal ? now : null, tombstone, s.obligations());
+        write(entry, copy(s, target, s.epoch() + 1, now, s.lease(), s.leaseExpiresAt(), s.renewals(),
+                terminal ? reason : "", terminal ? now : null, tombstone, s.obligations()));
         CleanupClaim claim = CleanupClaim.NONE;
         if (terminal) {
             List<CleanupObligation> open = entry.session.pendingObligations();
@@ -206,9 +208,9 @@ public final class InMemorySessionStore implements SessionStore {
         return locked(() -> {
             Entry entry = owned(tenant, sessionId);
             Session s = entry.session;
-            entry.session = copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
+            write(entry, copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
                     s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(),
-                    replacing(s.obligations(), List.of(obligation)));
+                    replacing(s.obligations(), List.of(obligation))));
             if (s.isTerminal() && obligation.isPending() && !claimHeld(entry, now)) {
                 reindex(entry, now);
             }
@@ -263,6 +265,7 @@ public final class InMemorySessionStore implements SessionStore {
                 return new ReapStep(ReapStep.Kind.NOT_DUE, s, CleanupClaim.NONE);
             }
             sessions.remove(sessionId);
+            tallies.replaced(s, null);
             unindex(entry);
             idempotency.remove(s.tenant() + '\u0000' + s.idempotencyKey(), new IdempotencyRecord(s.id(), s.fingerprint()));
             return new ReapStep(ReapStep.Kind.PURGED, s, CleanupClaim.NONE);
@@ -285,8 +288,8 @@ public final class InMemorySessionStore implements SessionStore {
             if (keepUntil != null && (tombstone == null || keepUntil.isAfter(tombstone))) {
                 tombstone = keepUntil;
             }
-            entry.session = copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
-                    s.terminalReason(), s.terminalAt(), tombstone, new ArrayList<>(merged.values()));
+            write(entry, copy(s, s.state(), s.epoch(), now, s.lease(), s.leaseExpiresAt(), s.renewals(),
+                    s.terminalReason(), s.terminalAt(), tombstone, new ArrayList<>(merged.values())));
             entry.claimUntil = null;
             reindex(entry, entry.session.pendingObligations().isEmpty() ? tombstone : retryAt);
             return true;
@@ -295,20 +298,12 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public Uni<Map<SessionState, Long>> countByState() {
-        return locked(() -> {
-            Map<SessionState, Long> counts = new EnumMap<>(SessionState.class);
-            for (SessionState state : SessionState.values()) {
-                counts.put(state, 0L);
-            }
-            sessions.values().forEach(e -> counts.merge(e.session.state(), 1L, Long::sum));
-            return counts;
-        });
+        return locked(tallies::byState);
     }
 
     @Override
     public Uni<Long> countEngineHeld(Instant now) {
-        return locked(() -> sessions.values().stream().map(e -> e.session)
-                .filter(s -> s.isTerminal() && s.engineMayHoldKv(now)).count());
+        return locked(() -> tallies.engineHeld(now));
     }
 
     @Override
@@ -342,19 +337,18 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public Uni<Long> countLive(String tenant, Instant now) {
-        return locked(() -> countLiveLocked(tenant, now));
-    }
-
-    private long countLiveLocked(String tenant, Instant now) {
-        return sessions.values().stream()
-                .map(e -> e.session)
-                .filter(s -> s.tenant().equals(tenant) && s.isLiveAt(now))
-                .count();
+        return locked(() -> tallies.live(tenant, now));
     }
 
     @Override
     public Uni<Void> ping() {
         return Uni.createFrom().voidItem();
+    }
+
+    /** Every change of a stored session goes through here, so that the tallies follow it. */
+    private void write(Entry entry, Session next) {
+        tallies.replaced(entry.session, next);
+        entry.session = next;
     }
 
     private void reindex(Entry entry, Instant due) {
