@@ -26,22 +26,22 @@ import java.util.Set;
  * answer. Reasoning text that a server with a reasoning parser splits off ({@code reasoning_content}) is not
  * carried either (see the mappings' lossy points).
  *
- * <p>Usage arrives in a chunk of its own after the last finish, so the newest event is always held back until the
- * next one arrives or the stream ends; {@link #end()} releases it with the usage attached. One instance per stream;
- * not thread-safe.
+ * <p>Tokens go out as soon as their chunk arrives: no token waits for the next one. Usage arrives in a chunk of its
+ * own after the last finish, so the GenerationFinished events (which carry no token) are held back until the stream
+ * ends; {@link #end()} releases them, the usage on the last. One instance per stream; not thread-safe.
  */
 public final class CompletionEvents {
 
     private final String requestId;
     private final Set<Integer> finished = new HashSet<>();
-    private GenerateResponse held;
+    private final List<GenerateResponse> heldFinishes = new ArrayList<>();
     private Usage usage;
 
     public CompletionEvents(String requestId) {
         this.requestId = requestId;
     }
 
-    /** Events a chunk (or a whole non-streaming answer) completes; the newest stays held back. */
+    /** Events a chunk (or a whole non-streaming answer) completes: its tokens; its finishes wait for {@link #end()}. */
     public List<GenerateResponse> accept(JsonNode chunk) {
         List<GenerateResponse> ready = new ArrayList<>();
         for (JsonNode choice : chunk.path("choices")) {
@@ -49,12 +49,12 @@ public final class CompletionEvents {
             refuseToolCalls(choice, index);
             TokenOutput tokens = CompletionTokens.of(choice, index);
             if (tokens != null) {
-                push(GenerateResponse.newBuilder().setRequestId(requestId).setToken(tokens).build(), ready);
+                ready.add(GenerateResponse.newBuilder().setRequestId(requestId).setToken(tokens).build());
             }
             JsonNode reason = choice.get("finish_reason");
             if (reason != null && !reason.isNull() && finished.add(index)) {
-                push(GenerateResponse.newBuilder().setRequestId(requestId)
-                        .setFinished(finish(index, reason.asText(), choice.get("stop_reason"))).build(), ready);
+                heldFinishes.add(GenerateResponse.newBuilder().setRequestId(requestId)
+                        .setFinished(finish(index, reason.asText(), choice.get("stop_reason"))).build());
             }
         }
         JsonNode u = chunk.get("usage");
@@ -64,23 +64,24 @@ public final class CompletionEvents {
         return ready;
     }
 
-    /** The held-back last event, with the usage attached; empty if the stream carried no event at all. */
+    /** The held-back finishes, the usage on the last; empty if the stream finished no output. */
     public List<GenerateResponse> end() {
-        if (held == null) {
-            return List.of();
+        List<GenerateResponse> out = new ArrayList<>(heldFinishes);
+        heldFinishes.clear();
+        if (!out.isEmpty() && usage != null) {
+            int last = out.size() - 1;
+            out.set(last, out.get(last).toBuilder().setUsage(usage).build());
         }
-        GenerateResponse last = usage == null ? held : held.toBuilder().setUsage(usage).build();
-        held = null;
-        return List.of(last);
+        return out;
     }
 
     /**
-     * The held-back event without usage, for a stream that failed: what the engine produced before the failure still
-     * reaches the client, and the failure becomes the terminal event.
+     * The held-back finishes without usage, for a stream that failed: what the engine produced before the failure
+     * still reaches the client, and the failure becomes the terminal event.
      */
     public List<GenerateResponse> abandon() {
-        List<GenerateResponse> out = held == null ? List.of() : List.of(held);
-        held = null;
+        List<GenerateResponse> out = new ArrayList<>(heldFinishes);
+        heldFinishes.clear();
         return out;
     }
 
@@ -97,13 +98,6 @@ public final class CompletionEvents {
                         + " output " + index + " with tool calls, which openengine.v1 events cannot carry");
             }
         }
-    }
-
-    private void push(GenerateResponse event, List<GenerateResponse> ready) {
-        if (held != null) {
-            ready.add(held);
-        }
-        held = event;
     }
 
     private static GenerationFinished finish(int index, String reason, JsonNode stopReason) {

@@ -48,6 +48,26 @@ class CompletionEventsTest {
         }
     }
 
+    /** No token waits for the next chunk: only the finishes wait, for the usage that follows them. */
+    @Test
+    void aTokenGoesOutWithTheChunkThatBringsIt() {
+        CompletionEvents mapper = new CompletionEvents("r");
+        List<GenerateResponse> first = mapper.accept(Json.parse(
+                "{\"choices\":[{\"index\":0,\"text\":\"one\",\"finish_reason\":null}]}"));
+        assertEquals(1, first.size());
+        assertEquals("one", first.get(0).getToken().getText());
+        List<GenerateResponse> last = mapper.accept(Json.parse(
+                "{\"choices\":[{\"index\":0,\"text\":\"two\",\"finish_reason\":\"length\"}]}"));
+        assertEquals(1, last.size(), "the token at once, its finish held for the usage");
+        assertEquals("two", last.get(0).getToken().getText());
+        assertTrue(mapper.accept(Json.parse("{\"choices\":[],\"usage\":{\"prompt_tokens\":1,"
+                + "\"completion_tokens\":2,\"total_tokens\":3}}")).isEmpty());
+        List<GenerateResponse> end = mapper.end();
+        assertEquals(1, end.size());
+        assertEquals(FinishReason.FINISH_REASON_LENGTH, end.get(0).getFinished().getReason());
+        assertEquals(3, end.get(0).getUsage().getTotalTokens());
+    }
+
     @Test
     void lastEventCarriesUsage() {
         CompletionEvents mapper = new CompletionEvents("r");
@@ -63,10 +83,9 @@ class CompletionEventsTest {
     @Test
     void completionLogprobsBecomeTokenInfo() {
         CompletionEvents mapper = new CompletionEvents("r");
-        mapper.accept(Json.parse("{\"choices\":[{\"index\":0,\"text\":\" a\",\"token_ids\":[42],"
-                + "\"logprobs\":{\"tokens\":[\" a\"],\"token_logprobs\":[-0.5],\"top_logprobs\":[{\" a\":-0.5,"
-                + "\" b\":-1.5}]},\"finish_reason\":null}]}"));
-        GenerateResponse e = mapper.end().get(0);
+        GenerateResponse e = mapper.accept(Json.parse("{\"choices\":[{\"index\":0,\"text\":\" a\","
+                + "\"token_ids\":[42],\"logprobs\":{\"tokens\":[\" a\"],\"token_logprobs\":[-0.5],"
+                + "\"top_logprobs\":[{\" a\":-0.5,\" b\":-1.5}]},\"finish_reason\":null}]}")).get(0);
         var info = e.getToken().getTokens(0);
         assertEquals(42, info.getTokenId());
         assertEquals(" a", info.getToken());

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Hot-path benchmark (issue 12): what one streamed completion costs through the gateway, against the floors that run
+# beside it in the same run, driven by wrk (Debian's package), one target at a time:
+#   decode      the vLLM decode simulator alone: one leg, it prefills locally, no proxy
+#   nginx       nginx (Debian's package) as a plain one-hop proxy in front of that decode simulator
+#   gateway     Handoff's OpenAI front, context-first on the vLLM prefill and decode simulators
+# For each target it prints requests/s, wrk's latency percentiles, and the CPU milliseconds per completed request of
+# every process (read from /proc over the measured window): wrk, the simulators, nginx, the gateway (and Redis with
+# --store redis). The gateway is also measured at --long-tokens, so that the CPU of one relayed token is the
+# difference of the two per-request figures divided by the difference in tokens.
+#
+# Builds nothing unless --build is given; otherwise build first: ./mvnw -q -B package -pl gateway,benchmarks -am
+# -DskipTests
+#
+# Usage: benchmarks/run-hotpath-benchmark.sh [--build] [--store memory|redis] [--connections 32] [--tokens 16]
+#          [--long-tokens 64] [--warmup-seconds 60] [--seconds 20]
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=benchmarks/lib.sh
+source "$ROOT/benchmarks/lib.sh"
+
+BUILD=0
+STORE=memory
+CONNECTIONS=32
+TOKENS=16
+LONG_TOKENS=64
+WARMUP=60
+SECONDS_MEASURED=20
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build) BUILD=1 ;;
+    --store) STORE="${2:?}"; shift ;;
+    --connections) CONNECTIONS="${2:?}"; shift ;;
+    --tokens) TOKENS="${2:?}"; shift ;;
+    --long-tokens) LONG_TOKENS="${2:?}"; shift ;;
+    --warmup-seconds) WARMUP="${2:?}"; shift ;;
+    --seconds) SECONDS_MEASURED="${2:?}"; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$STORE" in memory|redis) ;; *) echo "--store is memory or redis" >&2; exit 2 ;; esac
+command -v wrk >/dev/null || { echo "wrk not found (apt-get install wrk)" >&2; exit 2; }
+command -v nginx >/dev/null || { echo "nginx not found (apt-get install nginx-light)" >&2; exit 2; }
+
+GATEWAY_JAR="${GATEWAY_JAR:-$ROOT/gateway/target/quarkus-app/quarkus-run.jar}"
+BENCH_JAR="$ROOT/benchmarks/target/handoff-benchmarks.jar"
+MODEL=sim-model
+build_or_require_jars "$BUILD"
+[[ "$STORE" == redis ]] && require_redis_server
+
+RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handoff-hotpath-bench.XXXXXX")"
+NGINX_PID=""
+stop_nginx() {
+  if [[ -n "$NGINX_PID" ]]; then
+    kill -QUIT "$NGINX_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$NGINX_PID" 2>/dev/null || true
+  fi
+}
+trap 'rc=$?; stop_nginx; (exit $rc); cleanup' EXIT
+trap 'exit 130' INT TERM
+
+# --- simulators: vLLM prefill and decode, tokens as fast as they can ---
+java -cp "$BENCH_JAR" io.handoff.simulator.SimulatorMain --fleet --families vllm --port 0 --model "$MODEL" \
+  --token-interval-ms 0 --prefill-latency-ms 0 >"$RUN_DIR/simulators.log" 2>&1 &
+SIM_PID=$!
+PREFILL_URL=""; DECODE_URL=""
+for i in $(seq 1 300); do
+  PREFILL_URL="$(awk '$1 == "vllm" && $2 == "prefill" { print $3 }' "$RUN_DIR/simulators.log")"
+  DECODE_URL="$(awk '$1 == "vllm" && $2 == "decode" { print $3 }' "$RUN_DIR/simulators.log")"
+  [[ -n "$PREFILL_URL" && -n "$DECODE_URL" ]] && break
+  kill -0 "$SIM_PID" 2>/dev/null || { cat "$RUN_DIR/simulators.log" >&2; exit 1; }
+  [[ $i == 300 ]] && { echo "simulators not up after 30s" >&2; exit 1; }
+  sleep 0.1
+done
+
+# --- nginx: one worker, a keep-alive upstream to the decode simulator, no buffering of the event stream ---
+NGINX_PORT="$(free_port)"
+mkdir -p "$RUN_DIR/nginx"
+cat >"$RUN_DIR/nginx/nginx.conf" <<EOF
+user root;
+worker_processes 1;
+daemon off;
+pid $RUN_DIR/nginx/nginx.pid;
+error_log $RUN_DIR/nginx/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $RUN_DIR/nginx/body;
+  proxy_temp_path $RUN_DIR/nginx/proxy;
+  fastcgi_temp_path $RUN_DIR/nginx/fastcgi;
+  uwsgi_temp_path $RUN_DIR/nginx/uwsgi;
+  scgi_temp_path $RUN_DIR/nginx/scgi;
+  upstream decode { server ${DECODE_URL#http://}; keepalive 128; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / {
+      proxy_pass http://decode;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+  }
+}
+EOF
+nginx -p "$RUN_DIR/nginx" -c "$RUN_DIR/nginx/nginx.conf" >"$RUN_DIR/nginx/stdout.log" 2>&1 &
+NGINX_PID=$!
+
+# --- Redis (--store redis) and the gateway, one vllm route to the two simulators ---
+STORE_ENV=(HANDOFF_STORE_KIND=memory)
+if [[ "$STORE" == redis ]]; then
+  start_redis
+  STORE_ENV=(HANDOFF_STORE_KIND=redis HANDOFF_REDIS_URL="redis://127.0.0.1:$REDIS_PORT")
+fi
+GATEWAY_PORT="$(free_port)"
+# shellcheck disable=SC2086
+env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
+  -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
+  -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
+  -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
+  -Dhandoff.routes.bench.default-style=context-first -Dhandoff.routes.bench.options.hold-mode=fixed \
+  -jar "$GATEWAY_JAR" >"$RUN_DIR/gateway.log" 2>&1 &
+GATEWAY_PID=$!
+wait_for_gateway "$GATEWAY_PORT"
+kill -0 "$NGINX_PID" 2>/dev/null || { cat "$RUN_DIR/nginx/error.log" >&2; echo "nginx exited" >&2; exit 1; }
+
+# --- the measurement ---
+HZ="$(getconf CLK_TCK)"
+cpu_ticks() { # pid...: user+system ticks of the processes (and nginx's workers, the children of its master)
+  local total=0 p
+  for p in "$@"; do
+    [[ -n "$p" && -r /proc/$p/stat ]] || continue
+    total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$p/stat") ))
+  done
+  echo "$total"
+}
+nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
+body() { # tokens
+  printf '{"model":"%s","prompt":"Disaggregated serving splits a request into a prefill and a decode leg","max_tokens":%s,"stream":true}' "$MODEL" "$1"
+}
+lua_for() { # tokens file
+  cat >"$2" <<EOF
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$(body "$1")'
+EOF
+}
+declare -A RPS P50 P99 CPU_GW CPU_SIM CPU_NGINX CPU_WRK CPU_REDIS
+measure() { # name url tokens
+  local name="$1" url="$2" tokens="$3" lua="$RUN_DIR/$1.lua" out="$RUN_DIR/$1.txt"
+  lua_for "$tokens" "$lua"
+  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$lua" "$url" >/dev/null
+  local g0 s0 n0 r0 w1 g1 s1 n1 r1
+  g0=$(cpu_ticks "$GATEWAY_PID"); s0=$(cpu_ticks "$SIM_PID"); n0=$(cpu_ticks $(nginx_pids)); r0=$(cpu_ticks "$REDIS_PID")
+  /usr/bin/time -f "%U %S" -o "$RUN_DIR/$name.time" \
+    wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_MEASURED}s" --latency -s "$lua" "$url" >"$out"
+  g1=$(cpu_ticks "$GATEWAY_PID"); s1=$(cpu_ticks "$SIM_PID"); n1=$(cpu_ticks $(nginx_pids)); r1=$(cpu_ticks "$REDIS_PID")
+  local reqs
+  reqs="$(awk '/requests in/ { print $1 }' "$out")"
+  if grep -q "Non-2xx\|Socket errors" "$out"; then
+    echo "errors against $name:" >&2; cat "$out" >&2; exit 1
+  fi
+  RPS[$name]="$(awk '/^Requests\/sec/ { print $2 }' "$out")"
+  P50[$name]="$(awk '$1 == "50%" { print $2 }' "$out")"
+  P99[$name]="$(awk '$1 == "99%" { print $2 }' "$out")"
+  CPU_GW[$name]="$(echo "scale=4; ($g1 - $g0) * 1000 / $HZ / $reqs" | bc)"
+  CPU_SIM[$name]="$(echo "scale=4; ($s1 - $s0) * 1000 / $HZ / $reqs" | bc)"
+  CPU_NGINX[$name]="$(echo "scale=4; ($n1 - $n0) * 1000 / $HZ / $reqs" | bc)"
+  CPU_REDIS[$name]="$(echo "scale=4; ($r1 - $r0) * 1000 / $HZ / $reqs" | bc)"
+  CPU_WRK[$name]="$(awk -v r="$reqs" '{ printf "%.4f", ($1 + $2) * 1000 / r }' "$RUN_DIR/$name.time")"
+}
+
+echo "hot path: wrk -t2 -c$CONNECTIONS, ${TOKENS}-token streamed completions, token interval 0," \
+  "warm-up ${WARMUP}s and ${SECONDS_MEASURED}s measured per target, gateway store: $STORE"
+measure decode "$DECODE_URL/v1/completions" "$TOKENS"
+measure nginx "http://127.0.0.1:$NGINX_PORT/v1/completions" "$TOKENS"
+measure gateway "http://127.0.0.1:$GATEWAY_PORT/v1/completions" "$TOKENS"
+measure gateway-long "http://127.0.0.1:$GATEWAY_PORT/v1/completions" "$LONG_TOKENS"
+
+printf '\n%-14s %9s %10s %10s   %s\n' target "req/s" "p50" "p99" \
+  "CPU ms per request: wrk  simulators  nginx  gateway  redis"
+for t in decode nginx gateway gateway-long; do
+  printf '%-14s %9s %10s %10s   %8s %10s %7s %8s %6s\n' "$t" "${RPS[$t]}" "${P50[$t]}" "${P99[$t]}" \
+    "${CPU_WRK[$t]}" "${CPU_SIM[$t]}" "${CPU_NGINX[$t]}" "${CPU_GW[$t]}" "${CPU_REDIS[$t]}"
+done
+echo
+echo "gateway throughput / nginx one hop: $(echo "scale=3; ${RPS[gateway]} / ${RPS[nginx]}" | bc) (aim >= 0.5)"
+echo "gateway CPU per request: ${CPU_GW[gateway]} ms (aim <= $([[ $STORE == redis ]] && echo 0.4 || echo 0.3) ms)"
+[[ "$STORE" == redis ]] && echo "redis CPU per request: ${CPU_REDIS[gateway]} ms (aim <= 0.1 ms)"
+echo "gateway CPU per relayed token: $(echo "scale=2; (${CPU_GW[gateway-long]} - ${CPU_GW[gateway]}) * 1000 / ($LONG_TOKENS - $TOKENS)" | bc) us (aim <= 3 us)"
+echo "RESULT store=$STORE connections=$CONNECTIONS tokens=$TOKENS decode_rps=${RPS[decode]} nginx_rps=${RPS[nginx]}" \
+  "gateway_rps=${RPS[gateway]} gateway_cpu_ms=${CPU_GW[gateway]} gateway_long_cpu_ms=${CPU_GW[gateway-long]}" \
+  "nginx_cpu_ms=${CPU_NGINX[nginx]} wrk_cpu_ms=${CPU_WRK[gateway]} redis_cpu_ms=${CPU_REDIS[gateway]}"
