@@ -8,6 +8,7 @@ import io.handoff.gateway.telemetry.TracedLeg;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
+import io.vertx.core.Vertx;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,12 +29,14 @@ final class BypassRun implements RunningRequest {
     private final EventRelay relay;
     private final RequestTrace trace;
     private final Runnable onFinish;
+    private final Vertx vertx;
     private final AtomicReference<Ending> ending = new AtomicReference<>();
     private final CompletableFuture<String> stop = new CompletableFuture<>();
     private volatile Throwable failure;
 
     BypassRun(String tenant, GenerateRequest request, Route route, PooledEndpoint decodeSlot, int outputs,
-            RequestTrace trace, Runnable onFinish) {
+            RequestTrace trace, Vertx vertx, Runnable onFinish) {
+        this.vertx = vertx;
         this.tenant = tenant;
         this.request = request;
         this.route = route;
@@ -64,9 +67,9 @@ final class BypassRun implements RunningRequest {
     Multi<GenerateResponse> stream() {
         Multi<GenerateResponse> decode = trace.stream(TracedLeg.BYPASS, decodeSlot.endpoint(), 1,
                 forward -> LegLimits.idle(route.connector().decodeLocally(request.getRequestId(), request,
-                        decodeSlot.endpoint(), forward), route.settings().decodeIdleTimeout()))
+                        decodeSlot.endpoint(), forward), route.settings().decodeIdleTimeout(), vertx))
                 .onFailure().invoke(f -> failure = f);
-        return AbortableStream.until(decode, stop)
+        return EndableStream.until(decode, stop)
                 .onItem().transformToIterable(event -> {
                     GenerateResponse relayed = relay.accept(event);
                     return relayed == null ? List.of() : List.of(relayed);

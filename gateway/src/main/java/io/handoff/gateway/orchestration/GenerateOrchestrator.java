@@ -26,6 +26,7 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.KvTransferDisposition;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -58,9 +59,12 @@ public class GenerateOrchestrator {
     private final HandoffTracing tracing;
     private final OrchestrationConfig config;
     private final DrainState drain;
+    private final Vertx vertx;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
-            GenerateMetrics metrics, HandoffTracing tracing, OrchestrationConfig config, DrainState drain) {
+            GenerateMetrics metrics, HandoffTracing tracing, OrchestrationConfig config, DrainState drain,
+            Vertx vertx) {
+        this.vertx = vertx;
         this.routes = routes;
         this.sessions = sessions;
         this.keeper = keeper;
@@ -282,7 +286,7 @@ public class GenerateOrchestrator {
         plan(a.route(), a.forEngines(), style, decode, decode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         BypassRun run = new BypassRun(a.tenant(), a.forEngines(), a.route(), decode,
-                AdmissionChecks.outputs(a.request()), a.trace(), a.reservation()::leave);
+                AdmissionChecks.outputs(a.request()), a.trace(), vertx, a.reservation()::leave);
         handle.attach(run);
         a.reservation().accepted();
         String triggerName = trigger.name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -334,7 +338,7 @@ public class GenerateOrchestrator {
             Session session, PooledEndpoint prefill, PooledEndpoint decode) {
         Admission admission = new Admission(a.request().getRequestId(), a.tenant(), a.route(), legs, handoff,
                 session, prefill, decode, AdmissionChecks.outputs(a.request()), a.trace());
-        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics,
+        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics, vertx,
                 a.reservation()::leave);
         keeper.keep(a.tenant(), session.id(), session.lease(), run::sessionLost);
         handle.attach(run);

@@ -20,6 +20,7 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.PrefillReady;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
@@ -53,6 +54,7 @@ public final class HandoffRun implements RunningRequest {
     private final RequestTrace trace;
     private final HeldLedger ledger;
     private final DecodeAttempts decodes;
+    private final Vertx vertx;
     private final AtomicReference<Ending> ending = new AtomicReference<>();
     /** Completed with a reason when the run is stopped from outside; the relayed stream then ends at once. */
     private final CompletableFuture<String> stop = new CompletableFuture<>();
@@ -66,7 +68,8 @@ public final class HandoffRun implements RunningRequest {
     private Uni<Void> end;
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
-            GenerateMetrics metrics, Runnable onFinish) {
+            GenerateMetrics metrics, Vertx vertx, Runnable onFinish) {
+        this.vertx = vertx;
         this.admission = admission;
         this.route = admission.route();
         this.connector = route.connector();
@@ -115,7 +118,7 @@ public final class HandoffRun implements RunningRequest {
     }
 
     Multi<GenerateResponse> stream() {
-        return AbortableStream.until(legs(), stop)
+        return EndableStream.until(legs(), stop)
                 .onItem().transformToIterable(event -> {
                     GenerateResponse relayed = relay.accept(event);
                     return relayed == null ? List.of() : List.of(relayed);
@@ -202,7 +205,7 @@ public final class HandoffRun implements RunningRequest {
         Handoff current = handoff;
         return trace.stream(TracedLeg.DECODE, current.decode(), attempt, forward -> LegLimits.idle(
                         connector.decode(current.withForward(forward)).onItem().invoke(this::notePull),
-                        route.settings().decodeIdleTimeout()))
+                        route.settings().decodeIdleTimeout(), vertx))
                 .onFailure(f -> decodes.retryable(f, attempt, relay.started())).recoverWithMulti(f -> {
                     Optional<PooledEndpoint> next = decodes.next(f);
                     if (next.isEmpty()) {

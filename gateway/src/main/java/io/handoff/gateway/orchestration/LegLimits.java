@@ -5,6 +5,7 @@ import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
 
 import java.time.Duration;
 
@@ -18,9 +19,9 @@ final class LegLimits {
     }
 
     /** A decode stream may be silent for {@code idle}, before its first event and between events. */
-    static Multi<GenerateResponse> idle(Multi<GenerateResponse> decode, Duration idle) {
-        return decode.ifNoItem().after(idle).failWith(() -> EngineException.sentRetryable(
-                ErrorCode.ERROR_CODE_INTERNAL, "the decode stream was silent for " + idle.toMillis() + " ms"));
+    static Multi<GenerateResponse> idle(Multi<GenerateResponse> decode, Duration idle, Vertx vertx) {
+        return EndableStream.failWhenSilent(decode, idle, () -> EngineException.sentRetryable(
+                ErrorCode.ERROR_CODE_INTERNAL, "the decode stream was silent for " + idle.toMillis() + " ms"), vertx);
     }
 
     /** A prefill must park its KV (or finish) within {@code timeout}. */
