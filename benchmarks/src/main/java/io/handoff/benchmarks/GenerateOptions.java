@@ -3,6 +3,7 @@ package io.handoff.benchmarks;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /** Command-line options of {@link GenerateBenchmark}. */
@@ -85,7 +86,7 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
                 case "--prefill" -> prefill = URI.create(value);
                 case "--decode" -> decode = URI.create(value);
                 case "--model" -> model = value;
-                case "--mode" -> mode = Mode.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+                case "--mode" -> mode = Mode.valueOf(value.toUpperCase(Locale.ROOT));
                 case "--concurrency" -> concurrency = (int) positive(a, Integer.parseInt(value));
                 case "--max-tokens" -> maxTokens = (int) positive(a, Integer.parseInt(value));
                 case "--warmup-seconds" -> warmup = nonNegative(a, Double.parseDouble(value));

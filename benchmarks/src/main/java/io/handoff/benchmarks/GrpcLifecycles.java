@@ -43,6 +43,7 @@ final class GrpcLifecycles implements AutoCloseable {
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicLong sequence = new AtomicLong();
 
+    // java.time.Duration spelled out: the imported Duration is protobuf's, for the lease
     GrpcLifecycles(String target, int channelCount, java.time.Duration deadline) {
         this.deadlineMs = deadline.toMillis();
         for (int i = 0; i < channelCount; i++) {
@@ -169,6 +170,7 @@ final class GrpcLifecycles implements AutoCloseable {
         }
 
         /** Lets each in-flight lifecycle finish and starts no new one; answers whether all finished in time. */
+        // java.time.Duration spelled out, as in the constructor
         boolean stop(java.time.Duration wait) throws InterruptedException {
             stopping = true;
             return drained.await(wait.toMillis(), TimeUnit.MILLISECONDS);

@@ -2,6 +2,7 @@ package io.handoff.connector.sglang;
 
 import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.RequestFieldPaths;
+import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
 
@@ -87,7 +88,7 @@ final class SglangFields {
         }
         if (request.hasGuided() && request.getGuided().hasJsonSchema()) {
             try {
-                io.handoff.connector.openai.http.Json.parse(request.getGuided().getJsonSchema());
+                Json.parse(request.getGuided().getJsonSchema());
             } catch (IllegalArgumentException e) {
                 throw EngineException.invalid("guided.json_schema is not JSON");
             }

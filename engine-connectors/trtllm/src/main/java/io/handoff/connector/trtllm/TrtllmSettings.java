@@ -4,6 +4,7 @@ import io.handoff.connector.openai.http.ClientSettings;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ScheduleStyle;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
@@ -82,7 +83,7 @@ public record TrtllmSettings(Set<ScheduleStyle> styles, Duration hold, Optional<
             throw new IllegalArgumentException("route " + config.route() + ": auth-key is empty");
         }
         long node = options.containsKey("node-id") ? nonNegative(config, "node-id", 0)
-                : new java.security.SecureRandom().nextInt(256);
+                : new SecureRandom().nextInt(256);
         if (node > 255) {
             throw new IllegalArgumentException("route " + config.route() + ": node-id must be in 0..255");
         }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A route's vLLM options, validated. {@code hold-mode} is required: the producer's hold cannot be observed through
@@ -33,7 +34,7 @@ public record VllmSettings(HoldMode holdMode, Duration hold, Duration decodeMarg
         for (String name : options.keySet()) {
             if (!KNOWN.contains(name)) {
                 throw new IllegalArgumentException("route " + config.route() + ": unknown vllm option '" + name
-                        + "' (known: " + String.join(", ", new java.util.TreeSet<>(KNOWN)) + ")");
+                        + "' (known: " + String.join(", ", new TreeSet<>(KNOWN)) + ")");
             }
         }
         String mode = options.get("hold-mode");

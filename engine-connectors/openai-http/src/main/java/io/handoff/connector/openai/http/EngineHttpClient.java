@@ -19,6 +19,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The non-blocking HTTP client of one connector, over Vert.x. Every call is lazy (nothing is sent before
@@ -220,7 +221,7 @@ public final class EngineHttpClient implements AutoCloseable {
 
         abstract void onFailure(Throwable failure);
 
-        final void start(java.util.function.Consumer<Runnable> onTermination) {
+        final void start(Consumer<Runnable> onTermination) {
             onTermination.accept(this::terminated);
             client.request(options).onComplete(ar -> {
                 if (ar.failed()) {
@@ -295,7 +296,7 @@ public final class EngineHttpClient implements AutoCloseable {
             signal.run();
         }
 
-        final void fail(Throwable failure, java.util.function.Consumer<Throwable> signal) {
+        final void fail(Throwable failure, Consumer<Throwable> signal) {
             boolean wasSent;
             boolean wasAnswered;
             synchronized (this) {
