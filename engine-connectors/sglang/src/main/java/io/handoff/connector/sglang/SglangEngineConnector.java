@@ -4,15 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
-import io.handoff.connector.openai.http.EngineHttpClient;
+import io.handoff.connector.openai.family.OpenAiHttpConnector;
 import io.handoff.connector.openai.http.Json;
-import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
@@ -26,14 +24,12 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -46,18 +42,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * the transfer), so Ready carries no hold. A leg that fails reports what both engines may still hold, both
  * releasable through {@code /abort_request}.
  */
-final class SglangEngineConnector implements EngineConnector {
+final class SglangEngineConnector extends OpenAiHttpConnector {
 
-    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String ABORT_PATH = "/abort_request";
     static final String PREFILL_RESOURCE = "prefill-bootstrap-kv";
     static final String DECODE_RESOURCE = "decode-preallocated-kv";
 
-    private final ConnectorConfig config;
     private final SglangSettings settings;
-    private final ConnectorCapabilities capabilities;
-    private final Clock clock;
-    private final EngineHttpClient http;
     private final SglangBodies bodies;
     private final SglangProbe probe;
     private final Rooms rooms;
@@ -69,19 +60,11 @@ final class SglangEngineConnector implements EngineConnector {
     }
 
     SglangEngineConnector(ConnectorConfig config, SglangSettings settings, ConnectorContext context, Rooms rooms) {
-        this.config = config;
+        super(SglangConnectorService.FAMILY, config, SglangCapabilities.of(settings), context, settings.client());
         this.settings = settings;
-        this.capabilities = SglangCapabilities.of(settings);
-        this.clock = context.clock();
-        this.http = new EngineHttpClient(context.vertx(), settings.client());
         this.bodies = new SglangBodies(config.model());
         this.probe = new SglangProbe(http, settings.probeTimeout());
         this.rooms = rooms;
-    }
-
-    @Override
-    public ConnectorCapabilities capabilities() {
-        return capabilities;
     }
 
     Rooms rooms() {
@@ -91,9 +74,8 @@ final class SglangEngineConnector implements EngineConnector {
     @Override
     public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
             Endpoint decode) {
-        Objects.requireNonNull(prefill, "prefill endpoint");
-        Objects.requireNonNull(decode, "decode endpoint");
-        if (!capabilities.nativeStyles().contains(style)) {
+        requireEndpoints(prefill, decode);
+        if (!capabilities().nativeStyles().contains(style)) {
             throw EngineException.unsupported("sglang supports concurrent and generation-first, not "
                     + style.configName() + ": a prefill answers only after its decode took the KV, so waiting for"
                     + " it before sending the decode deadlocks");
@@ -228,11 +210,6 @@ final class SglangEngineConnector implements EngineConnector {
         return probe.probe(endpoint);
     }
 
-    @Override
-    public void close() {
-        http.close();
-    }
-
     // ------------------------------------------------------------------ failures and holds
 
     private EngineException afterFailure(EngineException failure, Handoff handoff, SglangIds ids, Leg leg,
@@ -319,10 +296,5 @@ final class SglangEngineConnector implements EngineConnector {
 
     private static EngineException aborted(String rid) {
         return EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, "leg " + rid + " aborted");
-    }
-
-    @Override
-    public String toString() {
-        return "sglang connector for route " + config.route();
     }
 }
