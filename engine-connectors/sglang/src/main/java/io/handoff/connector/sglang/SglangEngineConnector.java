@@ -22,7 +22,6 @@ import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.Cancellable;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -30,8 +29,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The SGLang connector of one route. See the package documentation and {@code mappings/sglang.md}.
@@ -52,8 +49,7 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
     private final SglangBodies bodies;
     private final SglangProbe probe;
     private final Rooms rooms;
-    /** Legs running in this process, by rid: abort() cancels their exchange as well as calling the engine. */
-    private final Map<String, Runnable> running = new ConcurrentHashMap<>();
+    private final LocalLegs localLegs = new LocalLegs();
 
     SglangEngineConnector(ConnectorConfig config, SglangSettings settings, ConnectorContext context) {
         this(config, settings, context, Rooms.secure(context.clock(), settings.roomRetention()));
@@ -108,7 +104,7 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
             Instant sentAt = clock.instant();
             Uni<JsonNode> call = http.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body);
-            return abortable(ids.prefillRid(), call)
+            return localLegs.abortable(ids.prefillRid(), call)
                     .map(answer -> prefillResult(answer, handoff, ids))
                     .onFailure(EngineException.class)
                     .transform(f -> afterFailure((EngineException) f, handoff, ids, Leg.PREFILL, sentAt))
@@ -139,7 +135,7 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
             Multi<JsonNode> chunks = http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body)
                     .onItem().transform(c -> SglangChunks.normalize(c, what));
-            return abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
+            return localLegs.abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
                     .onFailure(EngineException.class)
                     .transform(f -> afterFailure((EngineException) f, handoff, ids, Leg.DECODE, sentAt))
                     .onTermination().invoke(() -> rooms.legEnded(ids.room(), false));
@@ -164,10 +160,7 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
         return Uni.createFrom().deferred(() -> {
             SglangIds ids = SglangIds.of(handoff);
             String rid = ids.rid(leg);
-            Runnable local = running.get(rid);
-            if (local != null) {
-                local.run();
-            }
+            localLegs.abort(rid);
             return abortRequest(leg == Leg.PREFILL ? handoff.prefill() : handoff.decode(), rid);
         });
     }
@@ -246,55 +239,5 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
                 Map.of(SglangIds.RID, ids.rid(leg), SglangIds.ROOM, Long.toString(ids.room()),
                         SglangIds.LEG, leg.name().toLowerCase(Locale.ROOT)),
                 from.plus(timer), true, prefill); // a prefill whose KV a decode received has sent and freed it
-    }
-
-    // ------------------------------------------------------------------ local cancellation
-
-    private <T> Uni<T> abortable(String rid, Uni<T> call) {
-        return Uni.createFrom().emitter(em -> {
-            AtomicReference<Cancellable> inner = new AtomicReference<>();
-            Runnable abort = () -> {
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-                em.fail(aborted(rid));
-            };
-            running.put(rid, abort);
-            em.onTermination(() -> {
-                running.remove(rid, abort);
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-            });
-            inner.set(call.subscribe().with(em::complete, em::fail));
-        });
-    }
-
-    private <T> Multi<T> abortable(String rid, Multi<T> stream) {
-        return Multi.createFrom().emitter(em -> {
-            AtomicReference<Cancellable> inner = new AtomicReference<>();
-            Runnable abort = () -> {
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-                em.fail(aborted(rid));
-            };
-            running.put(rid, abort);
-            em.onTermination(() -> {
-                running.remove(rid, abort);
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-            });
-            inner.set(stream.subscribe().with(em::emit, em::fail, em::complete));
-        });
-    }
-
-    private static EngineException aborted(String rid) {
-        return EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, "leg " + rid + " aborted");
     }
 }
