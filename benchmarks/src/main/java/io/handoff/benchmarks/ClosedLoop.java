@@ -1,72 +1,37 @@
 package io.handoff.benchmarks;
 
-import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * {@code concurrency} requests in flight until stopped: each slot sends its next request when its last one ends
- * (a closed loop, so the offered load is whatever the system under test can take). The tally of each request is
- * chosen as it starts: always the same one for a load phase, turn by turn for the interleaved one-in-flight phase.
- * Requests that end while {@link #recording} is on are recorded and counted.
+ * {@code concurrency} requests in flight until stopped, each slot sending its next request when its last one ends.
+ * The tally of each request is chosen as it starts: always the same one for a load phase, turn by turn for the
+ * interleaved one-in-flight phase. Requests that end while {@link #recording} is on are recorded and counted.
  */
-final class ClosedLoop {
+final class ClosedLoop extends AbstractClosedLoop {
 
     /** Unique across the run's phases and targets: the gateway refuses a request id that is still live. */
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
-    private final int concurrency;
     private final Supplier<Tally> chooser;
     private final String promptBase;
-    private final AtomicInteger active = new AtomicInteger();
-    private final CountDownLatch drained = new CountDownLatch(1);
-    private final AtomicLong completed = new AtomicLong();
-    private final AtomicLong completedTotal = new AtomicLong();
-    private volatile boolean recording;
-    private volatile boolean stopping;
 
     ClosedLoop(int concurrency, Supplier<Tally> chooser, String promptBase) {
-        this.concurrency = concurrency;
+        super(concurrency);
         this.chooser = chooser;
         this.promptBase = promptBase;
     }
 
-    void start() {
-        active.set(concurrency);
-        for (int slot = 0; slot < concurrency; slot++) {
-            next();
-        }
-    }
-
-    void recording(boolean on) {
-        recording = on;
-    }
-
-    long completedWhileRecording() {
-        return completed.get();
-    }
-
-    long completedTotal() {
-        return completedTotal.get();
-    }
-
-    /** Lets each in-flight request finish and starts no new one; answers whether all finished in time. */
-    boolean stop(Duration wait) throws InterruptedException {
-        stopping = true;
-        return drained.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+    @Override
+    void startSlot(int slot) {
+        next();
     }
 
     private void next() {
-        if (stopping) {
-            if (active.decrementAndGet() == 0) {
-                drained.countDown();
-            }
+        if (!continuing()) {
             return;
         }
         Tally tally = chooser.get();
@@ -104,12 +69,11 @@ final class ClosedLoop {
             if (!ended.compareAndSet(false, true)) {
                 return;
             }
-            completedTotal.incrementAndGet();
+            boolean recorded = countCompleted();
             tally.ended.incrementAndGet();
-            if (recording) {
+            if (recorded) {
                 tally.ttft.record(firstToken - start);
                 tally.total.record(end - start);
-                completed.incrementAndGet();
             }
             next();
         }

@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
 
+import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
@@ -136,7 +137,7 @@ final class DirectLegs implements Target {
     private static JsonNode parse(String text) {
         try {
             return JSON.readTree(text);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("not JSON: " + StreamedCompletion.abbreviate(text), e);
         }
     }
@@ -144,7 +145,7 @@ final class DirectLegs implements Target {
     private static String write(JsonNode node) {
         try {
             return JSON.writeValueAsString(node);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -1,6 +1,7 @@
 package io.handoff.benchmarks;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -46,10 +47,10 @@ final class ErrorLog {
 
     private static String describe(Throwable failure) {
         Throwable t = failure;
-        while (t.getCause() != null && !(t instanceof io.grpc.StatusRuntimeException)) {
+        while (t.getCause() != null && !(t instanceof StatusRuntimeException)) {
             t = t.getCause();
         }
-        if (t instanceof io.grpc.StatusRuntimeException sre) {
+        if (t instanceof StatusRuntimeException sre) {
             Status s = sre.getStatus();
             return s.getCode() + (s.getDescription() == null ? "" : " " + s.getDescription());
         }

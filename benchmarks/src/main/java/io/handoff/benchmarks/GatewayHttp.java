@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 
+import java.io.IOException;
 import java.net.URI;
 
 /**
@@ -48,7 +49,7 @@ final class GatewayHttp implements Target {
         String text;
         try {
             text = JSON.writeValueAsString(body);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             listener.failed("completion", e);
             return;
         }

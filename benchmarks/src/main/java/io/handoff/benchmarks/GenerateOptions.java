@@ -3,7 +3,13 @@ package io.handoff.benchmarks;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+
+import static io.handoff.benchmarks.Flags.addWatch;
+import static io.handoff.benchmarks.Flags.nonNegative;
+import static io.handoff.benchmarks.Flags.positive;
+import static io.handoff.benchmarks.Flags.secondsOf;
 
 /** Command-line options of {@link GenerateBenchmark}. */
 record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mode mode, int concurrency,
@@ -64,28 +70,16 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
         long prefillLatency = 0;
         String store = "memory";
         Map<String, Long> watch = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                throw new IllegalArgumentException(USAGE);
-            }
-            String value;
-            int eq = a.indexOf('=');
-            if (a.startsWith("--") && eq > 0) {
-                value = a.substring(eq + 1);
-                a = a.substring(0, eq);
-            } else {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value for " + a + "\n" + USAGE);
-                }
-                value = args[++i];
-            }
+        Flags flags = new Flags(args, USAGE);
+        while (flags.next()) {
+            String a = flags.name();
+            String value = flags.value();
             switch (a) {
                 case "--gateway" -> gateway = value;
                 case "--prefill" -> prefill = URI.create(value);
                 case "--decode" -> decode = URI.create(value);
                 case "--model" -> model = value;
-                case "--mode" -> mode = Mode.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+                case "--mode" -> mode = Mode.valueOf(value.toUpperCase(Locale.ROOT));
                 case "--concurrency" -> concurrency = (int) positive(a, Integer.parseInt(value));
                 case "--max-tokens" -> maxTokens = (int) positive(a, Integer.parseInt(value));
                 case "--warmup-seconds" -> warmup = nonNegative(a, Double.parseDouble(value));
@@ -98,14 +92,8 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
                 case "--token-interval-ms" -> tokenInterval = (long) nonNegative(a, Long.parseLong(value));
                 case "--prefill-latency-ms" -> prefillLatency = (long) nonNegative(a, Long.parseLong(value));
                 case "--store" -> store = value;
-                case "--watch" -> {
-                    int at = value.indexOf('=');
-                    if (at <= 0) {
-                        throw new IllegalArgumentException("--watch takes NAME=PID, was " + value);
-                    }
-                    watch.put(value.substring(0, at), Long.parseLong(value.substring(at + 1)));
-                }
-                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
+                case "--watch" -> addWatch(watch, value);
+                default -> throw flags.unknown();
             }
         }
         if (prefill == null || decode == null) {
@@ -119,23 +107,5 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
     /** The gateway as an HTTP base URI (it serves HTTP and gRPC on one port). */
     URI gatewayHttp() {
         return URI.create("http://" + gateway);
-    }
-
-    private static double positive(String option, double value) {
-        if (!(value > 0)) {
-            throw new IllegalArgumentException(option + " must be positive");
-        }
-        return value;
-    }
-
-    private static double nonNegative(String option, double value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(option + " must not be negative");
-        }
-        return value;
-    }
-
-    private static Duration secondsOf(double seconds) {
-        return Duration.ofNanos((long) (seconds * 1e9));
     }
 }

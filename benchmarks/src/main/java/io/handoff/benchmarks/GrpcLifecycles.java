@@ -17,9 +17,7 @@ import io.handoff.openengine.v1.RenewKvSessionRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -43,6 +41,7 @@ final class GrpcLifecycles implements AutoCloseable {
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final AtomicLong sequence = new AtomicLong();
 
+    // java.time.Duration spelled out: the imported Duration is protobuf's, for the lease
     GrpcLifecycles(String target, int channelCount, java.time.Duration deadline) {
         this.deadlineMs = deadline.toMillis();
         for (int i = 0; i < channelCount; i++) {
@@ -131,54 +130,24 @@ final class GrpcLifecycles implements AutoCloseable {
      * {@code concurrency} lifecycles in flight until stopped. RPCs completing while {@link #recording} is on are
      * recorded, and lifecycles whose release completes then are counted.
      */
-    final class Load {
+    final class Load extends AbstractClosedLoop {
 
-        private final int concurrency;
         private final Recorders recorders;
         private final ErrorLog errors;
-        private final AtomicInteger active = new AtomicInteger();
-        private final CountDownLatch drained = new CountDownLatch(1);
-        private final AtomicLong completed = new AtomicLong();
-        private final AtomicLong completedTotal = new AtomicLong();
-        private volatile boolean recording;
-        private volatile boolean stopping;
 
         Load(int concurrency, Recorders recorders, ErrorLog errors) {
-            this.concurrency = concurrency;
+            super(concurrency);
             this.recorders = recorders;
             this.errors = errors;
         }
 
-        void start() {
-            active.set(concurrency);
-            for (int slot = 0; slot < concurrency; slot++) {
-                next(async.get(slot % async.size()));
-            }
-        }
-
-        void recording(boolean on) {
-            recording = on;
-        }
-
-        long completedWhileRecording() {
-            return completed.get();
-        }
-
-        long completedTotal() {
-            return completedTotal.get();
-        }
-
-        /** Lets each in-flight lifecycle finish and starts no new one; answers whether all finished in time. */
-        boolean stop(java.time.Duration wait) throws InterruptedException {
-            stopping = true;
-            return drained.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+        @Override
+        void startSlot(int slot) {
+            next(async.get(slot % async.size()));
         }
 
         private void next(OpenEngineKvGrpc.OpenEngineKvStub stub) {
-            if (stopping) {
-                if (active.decrementAndGet() == 0) {
-                    drained.countDown();
-                }
+            if (!continuing()) {
                 return;
             }
             long t0 = System.nanoTime();
@@ -207,17 +176,14 @@ final class GrpcLifecycles implements AutoCloseable {
                             errors.add(RELEASE, new IllegalStateException("session " + id
                                     + " was already terminal"));
                         } else {
-                            completedTotal.incrementAndGet();
-                            if (recording) {
-                                completed.incrementAndGet();
-                            }
+                            countCompleted();
                         }
                         next(stub);
                     }));
         }
 
         private void record(LatencyRecorder recorder, long nanos) {
-            if (recording) {
+            if (recording()) {
                 recorder.record(nanos);
             }
         }

@@ -5,6 +5,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import static io.handoff.benchmarks.Flags.addWatch;
+import static io.handoff.benchmarks.Flags.nonNegative;
+import static io.handoff.benchmarks.Flags.positive;
+import static io.handoff.benchmarks.Flags.secondsOf;
+
 /** Command-line options of {@link SessionLifecycleBenchmark}. */
 record Options(String gateway, String redis, Duration seconds, Duration warmup, Duration latency, int concurrency,
         int channels, Path transitionScript, Path createScript, Duration rpcDeadline, Map<String, Long> watch) {
@@ -34,22 +39,10 @@ record Options(String gateway, String redis, Duration seconds, Duration warmup, 
         Path script = Path.of("gateway/src/main/resources/redis/transition.lua");
         Path create = null;
         Map<String, Long> watch = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                throw new IllegalArgumentException(USAGE);
-            }
-            String value;
-            int eq = a.indexOf('=');
-            if (a.startsWith("--") && eq > 0) {
-                value = a.substring(eq + 1);
-                a = a.substring(0, eq);
-            } else {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value for " + a + "\n" + USAGE);
-                }
-                value = args[++i];
-            }
+        Flags flags = new Flags(args, USAGE);
+        while (flags.next()) {
+            String a = flags.name();
+            String value = flags.value();
             switch (a) {
                 case "--gateway" -> gateway = value;
                 case "--redis" -> redis = value;
@@ -60,14 +53,8 @@ record Options(String gateway, String redis, Duration seconds, Duration warmup, 
                 case "--channels" -> channels = (int) positive(a, Integer.parseInt(value));
                 case "--script" -> script = Path.of(value);
                 case "--create-script" -> create = Path.of(value);
-                case "--watch" -> {
-                    int at = value.indexOf('=');
-                    if (at <= 0) {
-                        throw new IllegalArgumentException("--watch takes NAME=PID, was " + value);
-                    }
-                    watch.put(value.substring(0, at), Long.parseLong(value.substring(at + 1)));
-                }
-                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
+                case "--watch" -> addWatch(watch, value);
+                default -> throw flags.unknown();
             }
         }
         if (create == null) {
@@ -76,23 +63,5 @@ record Options(String gateway, String redis, Duration seconds, Duration warmup, 
         }
         return new Options(gateway, redis, secondsOf(seconds), secondsOf(warmup), secondsOf(latency), concurrency,
                 channels, script, create, Duration.ofSeconds(10), watch);
-    }
-
-    private static double positive(String option, double value) {
-        if (!(value > 0)) {
-            throw new IllegalArgumentException(option + " must be positive");
-        }
-        return value;
-    }
-
-    private static double nonNegative(String option, double value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(option + " must not be negative");
-        }
-        return value;
-    }
-
-    private static Duration secondsOf(double seconds) {
-        return Duration.ofNanos((long) (seconds * 1e9));
     }
 }

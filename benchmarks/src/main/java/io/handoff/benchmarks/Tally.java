@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What one target measured in one kind of phase, summed over all its measured windows: latencies of every request
@@ -17,7 +18,7 @@ final class Tally {
     final LatencyRecorder total;
     final ErrorLog errors;
     /** Every request of this tally that ended, recorded or not (warm-up, settle and drain included). */
-    final java.util.concurrent.atomic.AtomicLong ended = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong ended = new AtomicLong();
     private final List<Double> rates = new ArrayList<>();
     private final Map<String, Double> coreSeconds = new LinkedHashMap<>();
     private double seconds;

@@ -3,6 +3,7 @@ package io.handoff.simulator;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -64,8 +65,8 @@ public final class Job {
     /** Takes the first {@code n} of the job's blocks out of it (to pin them in a hold). */
     public int[] takeBlocks(int n) {
         int k = Math.min(n, blocks.length);
-        int[] taken = java.util.Arrays.copyOf(blocks, k);
-        blocks = java.util.Arrays.copyOfRange(blocks, k, blocks.length);
+        int[] taken = Arrays.copyOf(blocks, k);
+        blocks = Arrays.copyOfRange(blocks, k, blocks.length);
         return taken;
     }
 

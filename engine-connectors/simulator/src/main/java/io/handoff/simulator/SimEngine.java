@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -47,7 +48,7 @@ public abstract class SimEngine extends AbstractVerticle {
     protected volatile Identity identity;
     protected final Set<Job> jobs = new LinkedHashSet<>();
 
-    private final Map<String, Integer> auxPorts = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Integer> auxPorts = new ConcurrentHashMap<>();
     private final List<HttpServer> servers = new ArrayList<>();
     private volatile int boundPort;
     private volatile boolean up;

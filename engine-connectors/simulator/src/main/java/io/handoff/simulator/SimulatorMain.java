@@ -1,7 +1,9 @@
 package io.handoff.simulator;
 
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,9 +38,9 @@ public final class SimulatorMain {
                 int base = Integer.parseInt(opts.getOrDefault("port", "8100"));
                 opts.remove("port");
                 String names = opts.remove("families");
-                java.util.List<Family> families = SimFleet.DEFAULT_FAMILIES;
+                List<Family> families = SimFleet.DEFAULT_FAMILIES;
                 if (names != null) {
-                    families = new java.util.ArrayList<>();
+                    families = new ArrayList<>();
                     for (String n : names.split(",")) {
                         families.add(Family.parse(n.trim()));
                     }

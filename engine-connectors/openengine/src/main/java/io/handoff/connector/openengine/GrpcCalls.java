@@ -8,6 +8,7 @@ import io.smallrye.mutiny.Uni;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -22,37 +23,11 @@ final class GrpcCalls {
     /** A server-streaming call; {@code start} gets the request and the observer and starts the call. */
     static <Q, R> Multi<R> stream(Supplier<Q> request, BiConsumer<Q, StreamObserver<R>> start) {
         return Multi.createFrom().emitter(em -> {
-            AtomicReference<ClientCallStreamObserver<Q>> call = new AtomicReference<>();
-            AtomicBoolean ended = new AtomicBoolean();
-            em.onTermination(() -> cancelIfRunning(call.get(), ended));
-            start.accept(request.get(), new ClientResponseObserver<Q, R>() {
-                @Override
-                public void beforeStart(ClientCallStreamObserver<Q> requestStream) {
-                    call.set(requestStream);
-                }
-
-                @Override
-                public void onNext(R value) {
-                    em.emit(value);
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    // after our own cancel the subscriber is gone: the CANCELLED echo has nobody to go to
-                    if (ended.compareAndSet(false, true)) {
-                        em.fail(t);
-                    }
-                }
-
-                @Override
-                public void onCompleted() {
-                    if (ended.compareAndSet(false, true)) {
-                        em.complete();
-                    }
-                }
-            });
+            CallObserver<Q, R> call = new CallObserver<>(em::emit, em::fail, em::complete);
+            em.onTermination(call::cancelIfRunning);
+            start.accept(request.get(), call);
             if (em.isCancelled()) {
-                cancelIfRunning(call.get(), ended);
+                call.cancelIfRunning();
             }
         });
     }
@@ -60,41 +35,57 @@ final class GrpcCalls {
     /** A unary call. */
     static <Q, R> Uni<R> unary(Supplier<Q> request, BiConsumer<Q, StreamObserver<R>> start) {
         return Uni.createFrom().emitter(em -> {
-            AtomicReference<ClientCallStreamObserver<Q>> call = new AtomicReference<>();
-            AtomicBoolean ended = new AtomicBoolean();
             AtomicReference<R> answer = new AtomicReference<>();
-            em.onTermination(() -> cancelIfRunning(call.get(), ended));
-            start.accept(request.get(), new ClientResponseObserver<Q, R>() {
-                @Override
-                public void beforeStart(ClientCallStreamObserver<Q> requestStream) {
-                    call.set(requestStream);
-                }
-
-                @Override
-                public void onNext(R value) {
-                    answer.set(value);
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    if (ended.compareAndSet(false, true)) {
-                        em.fail(t);
-                    }
-                }
-
-                @Override
-                public void onCompleted() {
-                    if (ended.compareAndSet(false, true)) {
-                        em.complete(answer.get());
-                    }
-                }
-            });
+            CallObserver<Q, R> call = new CallObserver<>(answer::set, em::fail, () -> em.complete(answer.get()));
+            em.onTermination(call::cancelIfRunning);
+            start.accept(request.get(), call);
         });
     }
 
-    private static void cancelIfRunning(ClientCallStreamObserver<?> call, AtomicBoolean ended) {
-        if (call != null && ended.compareAndSet(false, true)) {
-            call.cancel("cancelled by the Handoff gateway", null);
+    /** The observer of one call: it keeps the call to cancel it, and lets only the call's first end through. */
+    private static final class CallObserver<Q, R> implements ClientResponseObserver<Q, R> {
+        private final AtomicReference<ClientCallStreamObserver<Q>> call = new AtomicReference<>();
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private final Consumer<R> onValue;
+        private final Consumer<Throwable> onFailure;
+        private final Runnable onEnd;
+
+        CallObserver(Consumer<R> onValue, Consumer<Throwable> onFailure, Runnable onEnd) {
+            this.onValue = onValue;
+            this.onFailure = onFailure;
+            this.onEnd = onEnd;
+        }
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<Q> requestStream) {
+            call.set(requestStream);
+        }
+
+        @Override
+        public void onNext(R value) {
+            onValue.accept(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            // after our own cancel the subscriber is gone: the CANCELLED echo has nobody to go to
+            if (ended.compareAndSet(false, true)) {
+                onFailure.accept(t);
+            }
+        }
+
+        @Override
+        public void onCompleted() {
+            if (ended.compareAndSet(false, true)) {
+                onEnd.run();
+            }
+        }
+
+        void cancelIfRunning() {
+            ClientCallStreamObserver<Q> running = call.get();
+            if (running != null && ended.compareAndSet(false, true)) {
+                running.cancel("cancelled by the Handoff gateway", null);
+            }
         }
     }
 }

@@ -25,8 +25,12 @@ import io.handoff.openengine.v1.GetLoadRequest;
 import io.handoff.openengine.v1.GetModelInfoRequest;
 import io.handoff.openengine.v1.GetServerInfoRequest;
 import io.handoff.openengine.v1.HealthRequest;
+import io.handoff.openengine.v1.HealthResponse;
 import io.handoff.openengine.v1.InferenceGrpc;
 import io.handoff.openengine.v1.KvSessionRef;
+import io.handoff.openengine.v1.LoadInfo;
+import io.handoff.openengine.v1.ModelInfo;
+import io.handoff.openengine.v1.ServerInfo;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import java.time.Clock;
@@ -304,15 +308,15 @@ final class OpenEngineConnector implements EngineConnector {
     @Override
     public Uni<EndpointStatus> probe(Endpoint endpoint) {
         return Uni.createFrom().deferred(() -> {
-            var info = GrpcCalls.<GetServerInfoRequest, io.handoff.openengine.v1.ServerInfo>unary(
+            var info = GrpcCalls.<GetServerInfoRequest, ServerInfo>unary(
                 GetServerInfoRequest::getDefaultInstance, (q, o) -> control(endpoint).getServerInfo(q, o));
-            var health = GrpcCalls.<HealthRequest, io.handoff.openengine.v1.HealthResponse>unary(
+            var health = GrpcCalls.<HealthRequest, HealthResponse>unary(
                 HealthRequest::getDefaultInstance, (q, o) -> control(endpoint).health(q, o));
             // load and model info are optional surfaces: an engine without them is still usable
-            var load = GrpcCalls.<GetLoadRequest, io.handoff.openengine.v1.LoadInfo>unary(
+            var load = GrpcCalls.<GetLoadRequest, LoadInfo>unary(
                 GetLoadRequest::getDefaultInstance, (q, o) -> control(endpoint).getLoad(q, o))
                 .onFailure().recoverWithNull();
-            var model = GrpcCalls.<GetModelInfoRequest, io.handoff.openengine.v1.ModelInfo>unary(
+            var model = GrpcCalls.<GetModelInfoRequest, ModelInfo>unary(
                 () -> GetModelInfoRequest.newBuilder().setModel(config.model() == null ? "" : config.model()).build(),
                 (q, o) -> control(endpoint).getModelInfo(q, o))
                 .onFailure().recoverWithNull();

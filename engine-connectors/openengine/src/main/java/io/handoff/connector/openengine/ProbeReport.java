@@ -1,5 +1,6 @@
 package io.handoff.connector.openengine;
 
+import io.grpc.Status;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
 import io.handoff.openengine.v1.EngineRole;
@@ -71,7 +72,7 @@ final class ProbeReport {
 
     static EndpointStatus unreachable(Endpoint endpoint, Throwable t) {
         return new EndpointStatus(endpoint, false, Optional.empty(), List.of(), Optional.empty(), Map.of(),
-            "unreachable: " + io.grpc.Status.fromThrowable(t));
+            "unreachable: " + Status.fromThrowable(t));
     }
 
     private static void put(Map<String, Double> m, String name, boolean present, double value) {

@@ -22,11 +22,13 @@ import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.KvOptions;
 import io.handoff.openengine.v1.KvSessionRef;
+import io.handoff.openengine.v1.SamplingParams;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.openengine.OpenEngineSimEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ContextFirstHandoffTest extends SimulatorSupport {
@@ -63,7 +65,7 @@ class ContextFirstHandoffTest extends SimulatorSupport {
         OpenEngineSimEngine p = engine(Role.PREFILL, c -> { });
         OpenEngineSimEngine d = engine(Role.DECODE, c -> { });
         ConnectorCapabilities caps = connector(p, d).capabilities();
-        assertEquals(java.util.Set.of(ScheduleStyle.CONTEXT_FIRST), caps.nativeStyles());
+        assertEquals(Set.of(ScheduleStyle.CONTEXT_FIRST), caps.nativeStyles());
         assertEquals(Duration.ofSeconds(60), caps.engineHold());
         assertFalse(caps.decodeRenewsHold());
         assertFalse(caps.earlyRelease());
@@ -106,7 +108,7 @@ class ContextFirstHandoffTest extends SimulatorSupport {
             .setSession(KvSessionRef.newBuilder().setSessionId("mine"))).build();
         EngineException e = assertThrows(EngineException.class, () -> plan(conn, "r", withSession, p, d));
         assertEquals(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
-        var many = request(4).toBuilder().setSampling(io.handoff.openengine.v1.SamplingParams.newBuilder()
+        var many = request(4).toBuilder().setSampling(SamplingParams.newBuilder()
             .setNumSequences(2)).build();
         assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE,
             assertThrows(EngineException.class, () -> plan(conn, "r", many, p, d)).code());
@@ -118,7 +120,7 @@ class ContextFirstHandoffTest extends SimulatorSupport {
         OpenEngineSimEngine p = engine(Role.PREFILL, c -> { });
         OpenEngineSimEngine d = engine(Role.DECODE, c -> { });
         EngineConnector conn = connector(p, d, "max-outputs", "2");
-        var two = request(5).toBuilder().setSampling(io.handoff.openengine.v1.SamplingParams.newBuilder()
+        var two = request(5).toBuilder().setSampling(SamplingParams.newBuilder()
             .setNumSequences(2)).build();
         List<GenerateResponse> events = collect(conn.decode(ready(conn, plan(conn, "r2", two, p, d)).handoff()));
         assertEquals(2, events.stream().filter(GenerateResponse::hasFinished).count());

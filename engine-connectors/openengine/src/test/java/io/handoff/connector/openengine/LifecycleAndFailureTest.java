@@ -13,6 +13,7 @@ import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
 import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
+import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -22,6 +23,7 @@ import io.smallrye.mutiny.helpers.test.AssertSubscriber;
 import io.smallrye.mutiny.helpers.test.UniAssertSubscriber;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LifecycleAndFailureTest extends SimulatorSupport {
@@ -173,8 +175,8 @@ class LifecycleAndFailureTest extends SimulatorSupport {
         OpenEngineSimEngine p = engine(Role.PREFILL, c -> { });
         Endpoint gone = endpoint("prefill-0", p);
         p.crash(-1);
-        EngineConnector conn = connector(List.of(gone), List.of(endpoint("decode-0", d)), java.util.Map.of());
-        Handoff h = conn.plan("r", io.handoff.connector.spi.ScheduleStyle.CONTEXT_FIRST, request(4), gone,
+        EngineConnector conn = connector(List.of(gone), List.of(endpoint("decode-0", d)), Map.of());
+        Handoff h = conn.plan("r", ScheduleStyle.CONTEXT_FIRST, request(4), gone,
             endpoint("decode-0", d));
         EngineException e = failureOf(() -> conn.prefill(h).await().atMost(WAIT));
         assertFalse(e.sentToEngine());

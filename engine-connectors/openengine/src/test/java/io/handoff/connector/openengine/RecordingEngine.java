@@ -1,5 +1,7 @@
 package io.handoff.connector.openengine;
 
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -41,8 +43,8 @@ final class RecordingEngine implements AutoCloseable {
     final List<Metadata> generateMetadata = new CopyOnWriteArrayList<>();
     final KvSessionRef minted = KvSessionRef.newBuilder().setSessionId("rec-session-1").setTransferBackend("rec")
         .addEndpoints(KvEndpoint.newBuilder().setHost("10.0.0.9").setPort(7777).setProtocol("rec")).setDpRank(3)
-        .setAttributesStruct(com.google.protobuf.Struct.newBuilder().putFields("remote_block_ids",
-            com.google.protobuf.Value.newBuilder().setStringValue("9007199254740993").build()))
+        .setAttributesStruct(Struct.newBuilder().putFields("remote_block_ids",
+            Value.newBuilder().setStringValue("9007199254740993").build()))
         .build();
     private final Server server;
 

@@ -18,6 +18,7 @@ import io.handoff.simulator.Role;
 import io.handoff.simulator.SimClock;
 import io.handoff.simulator.openengine.OpenEngineConfig;
 import io.handoff.simulator.openengine.OpenEngineSimEngine;
+import io.smallrye.mutiny.Multi;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -114,7 +115,7 @@ abstract class SimulatorSupport {
         return assertInstanceOf(PrefillResult.Ready.class, c.prefill(h).await().atMost(WAIT));
     }
 
-    static List<GenerateResponse> collect(io.smallrye.mutiny.Multi<GenerateResponse> m) {
+    static List<GenerateResponse> collect(Multi<GenerateResponse> m) {
         return m.collect().asList().await().atMost(WAIT);
     }
 

@@ -3,9 +3,12 @@ package io.handoff.connector.sglang;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.completion.CompletionBodyBuilder;
 import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GuidedDecoding;
 import io.handoff.openengine.v1.StoppingOptions;
+
+import java.util.Locale;
 
 /**
  * SGLang's {@code /v1/completions} (a chat: {@code /v1/chat/completions}) bodies for the two legs. Both carry the
@@ -63,8 +66,8 @@ final class SglangBodies extends CompletionBodyBuilder {
             case JSON_SCHEMA -> body.put("json_schema", guided.getJsonSchema());
             case REGEX -> body.put("regex", guided.getRegex());
             case EBNF_GRAMMAR -> body.put("ebnf", guided.getEbnfGrammar());
-            default -> throw io.handoff.connector.spi.EngineException.unsupported("guided."
-                    + guided.getGuideCase().name().toLowerCase(java.util.Locale.ROOT)
+            default -> throw EngineException.unsupported("guided."
+                    + guided.getGuideCase().name().toLowerCase(Locale.ROOT)
                     + " is not carried by sglang's /v1/completions");
         }
     }

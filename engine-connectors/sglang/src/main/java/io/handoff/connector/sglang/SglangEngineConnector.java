@@ -4,15 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
-import io.handoff.connector.openai.http.EngineHttpClient;
+import io.handoff.connector.openai.family.OpenAiHttpConnector;
 import io.handoff.connector.openai.http.Json;
-import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
@@ -24,18 +22,13 @@ import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.Cancellable;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The SGLang connector of one route. See the package documentation and {@code mappings/sglang.md}.
@@ -46,42 +39,28 @@ import java.util.concurrent.atomic.AtomicReference;
  * the transfer), so Ready carries no hold. A leg that fails reports what both engines may still hold, both
  * releasable through {@code /abort_request}.
  */
-final class SglangEngineConnector implements EngineConnector {
+final class SglangEngineConnector extends OpenAiHttpConnector {
 
-    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String ABORT_PATH = "/abort_request";
     static final String PREFILL_RESOURCE = "prefill-bootstrap-kv";
     static final String DECODE_RESOURCE = "decode-preallocated-kv";
 
-    private final ConnectorConfig config;
     private final SglangSettings settings;
-    private final ConnectorCapabilities capabilities;
-    private final Clock clock;
-    private final EngineHttpClient http;
     private final SglangBodies bodies;
     private final SglangProbe probe;
     private final Rooms rooms;
-    /** Legs running in this process, by rid: abort() cancels their exchange as well as calling the engine. */
-    private final Map<String, Runnable> running = new ConcurrentHashMap<>();
+    private final LocalLegs localLegs = new LocalLegs();
 
     SglangEngineConnector(ConnectorConfig config, SglangSettings settings, ConnectorContext context) {
         this(config, settings, context, Rooms.secure(context.clock(), settings.roomRetention()));
     }
 
     SglangEngineConnector(ConnectorConfig config, SglangSettings settings, ConnectorContext context, Rooms rooms) {
-        this.config = config;
+        super(SglangConnectorService.FAMILY, config, SglangCapabilities.of(settings), context, settings.client());
         this.settings = settings;
-        this.capabilities = SglangCapabilities.of(settings);
-        this.clock = context.clock();
-        this.http = new EngineHttpClient(context.vertx(), settings.client());
         this.bodies = new SglangBodies(config.model());
         this.probe = new SglangProbe(http, settings.probeTimeout());
         this.rooms = rooms;
-    }
-
-    @Override
-    public ConnectorCapabilities capabilities() {
-        return capabilities;
     }
 
     Rooms rooms() {
@@ -91,9 +70,8 @@ final class SglangEngineConnector implements EngineConnector {
     @Override
     public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
             Endpoint decode) {
-        Objects.requireNonNull(prefill, "prefill endpoint");
-        Objects.requireNonNull(decode, "decode endpoint");
-        if (!capabilities.nativeStyles().contains(style)) {
+        requireEndpoints(prefill, decode);
+        if (!capabilities().nativeStyles().contains(style)) {
             throw EngineException.unsupported("sglang supports concurrent and generation-first, not "
                     + style.configName() + ": a prefill answers only after its decode took the KV, so waiting for"
                     + " it before sending the decode deadlocks");
@@ -126,7 +104,7 @@ final class SglangEngineConnector implements EngineConnector {
             Instant sentAt = clock.instant();
             Uni<JsonNode> call = http.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body);
-            return abortable(ids.prefillRid(), call)
+            return localLegs.abortable(ids.prefillRid(), call)
                     .map(answer -> prefillResult(answer, handoff, ids))
                     .onFailure(EngineException.class)
                     .transform(f -> afterFailure((EngineException) f, handoff, ids, Leg.PREFILL, sentAt))
@@ -157,7 +135,7 @@ final class SglangEngineConnector implements EngineConnector {
             Multi<JsonNode> chunks = http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body)
                     .onItem().transform(c -> SglangChunks.normalize(c, what));
-            return abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
+            return localLegs.abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
                     .onFailure(EngineException.class)
                     .transform(f -> afterFailure((EngineException) f, handoff, ids, Leg.DECODE, sentAt))
                     .onTermination().invoke(() -> rooms.legEnded(ids.room(), false));
@@ -182,10 +160,7 @@ final class SglangEngineConnector implements EngineConnector {
         return Uni.createFrom().deferred(() -> {
             SglangIds ids = SglangIds.of(handoff);
             String rid = ids.rid(leg);
-            Runnable local = running.get(rid);
-            if (local != null) {
-                local.run();
-            }
+            localLegs.abort(rid);
             return abortRequest(leg == Leg.PREFILL ? handoff.prefill() : handoff.decode(), rid);
         });
     }
@@ -228,11 +203,6 @@ final class SglangEngineConnector implements EngineConnector {
         return probe.probe(endpoint);
     }
 
-    @Override
-    public void close() {
-        http.close();
-    }
-
     // ------------------------------------------------------------------ failures and holds
 
     private EngineException afterFailure(EngineException failure, Handoff handoff, SglangIds ids, Leg leg,
@@ -269,60 +239,5 @@ final class SglangEngineConnector implements EngineConnector {
                 Map.of(SglangIds.RID, ids.rid(leg), SglangIds.ROOM, Long.toString(ids.room()),
                         SglangIds.LEG, leg.name().toLowerCase(Locale.ROOT)),
                 from.plus(timer), true, prefill); // a prefill whose KV a decode received has sent and freed it
-    }
-
-    // ------------------------------------------------------------------ local cancellation
-
-    private <T> Uni<T> abortable(String rid, Uni<T> call) {
-        return Uni.createFrom().emitter(em -> {
-            AtomicReference<Cancellable> inner = new AtomicReference<>();
-            Runnable abort = () -> {
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-                em.fail(aborted(rid));
-            };
-            running.put(rid, abort);
-            em.onTermination(() -> {
-                running.remove(rid, abort);
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-            });
-            inner.set(call.subscribe().with(em::complete, em::fail));
-        });
-    }
-
-    private <T> Multi<T> abortable(String rid, Multi<T> stream) {
-        return Multi.createFrom().emitter(em -> {
-            AtomicReference<Cancellable> inner = new AtomicReference<>();
-            Runnable abort = () -> {
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-                em.fail(aborted(rid));
-            };
-            running.put(rid, abort);
-            em.onTermination(() -> {
-                running.remove(rid, abort);
-                Cancellable c = inner.get();
-                if (c != null) {
-                    c.cancel();
-                }
-            });
-            inner.set(stream.subscribe().with(em::emit, em::fail, em::complete));
-        });
-    }
-
-    private static EngineException aborted(String rid) {
-        return EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, "leg " + rid + " aborted");
-    }
-
-    @Override
-    public String toString() {
-        return "sglang connector for route " + config.route();
     }
 }

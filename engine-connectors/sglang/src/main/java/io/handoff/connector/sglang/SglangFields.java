@@ -1,12 +1,11 @@
 package io.handoff.connector.sglang;
 
 import io.handoff.connector.openai.completion.ChatRequests;
-import io.handoff.connector.openai.completion.RequestFieldPaths;
+import io.handoff.connector.openai.completion.FamilyFields;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
 
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Which openengine.v1 request fields the SGLang connector carries on {@code /v1/completions}, and the value rules
@@ -29,8 +28,7 @@ final class SglangFields {
             "lora_name", "extra");
 
     /** Fields the gateway itself consumes (identity, session, style); they are never sent to SGLang. */
-    static final Set<String> GATEWAY = Set.of("request_id", "kv.session", "kv.transfer_disposition",
-            "kv.schedule_style");
+    static final Set<String> GATEWAY = FamilyFields.GATEWAY;
 
     /**
      * {@code extra} keys passed at the top level of both bodies: native knobs that mean the same on both legs and
@@ -48,19 +46,15 @@ final class SglangFields {
     static final Set<String> CHAT_EXTRA_KEYS = Set.of("messages", "chat_template_kwargs", "continue_final_message",
             "response_format", "separate_reasoning");
 
-    private SglangFields() {
-    }
+    private static final FamilyFields FIELDS = new FamilyFields(SglangConnectorService.FAMILY, CARRIED, EXTRA_KEYS,
+            CHAT_EXTRA_KEYS);
 
-    static Set<String> accepted() {
-        Set<String> all = new TreeSet<>(CARRIED);
-        all.addAll(GATEWAY);
-        return all;
+    private SglangFields() {
     }
 
     /** Refuses what SGLang cannot carry on a prefill/decode pair, before anything is sent. */
     static void check(GenerateRequest request) {
-        RequestFieldPaths.refuseOthers(request, accepted(), SglangConnectorService.FAMILY);
-        ChatRequests.check(request, SglangConnectorService.FAMILY);
+        FIELDS.refuseUncarried(request);
         boolean chat = ChatRequests.isChat(request);
         if ((request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET && !chat)
                 || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)
@@ -73,24 +67,12 @@ final class SglangFields {
             throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by sglang: the"
                     + " samples would share one bootstrap_room, which hangs the engines");
         }
-        Set<String> extraKeys = ChatRequests.extraKeys(request, EXTRA_KEYS, CHAT_EXTRA_KEYS);
-        for (String key : request.getExtra().getFieldsMap().keySet()) {
-            if (!extraKeys.contains(key)) {
-                throw EngineException.unsupported("extra." + key + " is not carried by sglang (carried: "
-                        + String.join(", ", new TreeSet<>(extraKeys)) + ")");
-            }
-        }
+        FIELDS.refuseUncarriedExtra(request);
         if (chat && request.hasGuided() && request.getGuided().hasJsonSchema()) {
             // the chat endpoint has no top-level json_schema and would ignore it: the output would be unconstrained
             throw EngineException.unsupported("guided.json_schema is not carried by sglang's /v1/chat/completions;"
                     + " send the schema as extra.response_format");
         }
-        if (request.hasGuided() && request.getGuided().hasJsonSchema()) {
-            try {
-                io.handoff.connector.openai.http.Json.parse(request.getGuided().getJsonSchema());
-            } catch (IllegalArgumentException e) {
-                throw EngineException.invalid("guided.json_schema is not JSON");
-            }
-        }
+        FamilyFields.requireJsonSchema(request);
     }
 }

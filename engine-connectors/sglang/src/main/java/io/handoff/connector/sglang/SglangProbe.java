@@ -2,8 +2,8 @@ package io.handoff.connector.sglang;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.openai.http.EngineHttpClient;
-import io.handoff.connector.openai.http.HttpReply;
 import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.openai.http.ProbeReply;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
 import io.handoff.openengine.v1.EngineRole;
@@ -38,9 +38,8 @@ final class SglangProbe {
                 .with((health, info, loads, model) -> status(endpoint, health, info, loads, model));
     }
 
-    private Uni<Object> fetch(Endpoint endpoint, String path) {
-        return http.get(endpoint, path, timeout).<Object>map(r -> r)
-                .onFailure().recoverWithItem(Throwable::getMessage);
+    private Uni<ProbeReply> fetch(Endpoint endpoint, String path) {
+        return ProbeReply.get(http, endpoint, path, timeout);
     }
 
     static EngineRole role(String disaggregationMode) {
@@ -52,10 +51,11 @@ final class SglangProbe {
         };
     }
 
-    private EndpointStatus status(Endpoint endpoint, Object health, Object info, Object loads, Object model) {
+    private EndpointStatus status(Endpoint endpoint, ProbeReply health, ProbeReply info, ProbeReply loads,
+            ProbeReply model) {
         List<String> notes = new ArrayList<>();
-        boolean healthy = health instanceof HttpReply r && r.status() == 200;
-        notes.add("health: " + describe(health));
+        boolean healthy = health.answered200();
+        notes.add("health: " + health.describe());
         Optional<EngineRole> role = Optional.empty();
         List<String> models = new ArrayList<>();
         Optional<Integer> maxLen = Optional.empty();
@@ -103,20 +103,16 @@ final class SglangProbe {
         }
     }
 
-    private static JsonNode json(Object reply, String what, List<String> notes) {
-        if (reply instanceof HttpReply r && r.ok()) {
+    private static JsonNode json(ProbeReply reply, String what, List<String> notes) {
+        if (reply.ok()) {
             try {
-                return Json.parse(r.body());
+                return Json.parse(reply.body());
             } catch (IllegalArgumentException e) {
                 notes.add(what + ": " + e.getMessage());
                 return null;
             }
         }
-        notes.add(what + ": " + describe(reply));
+        notes.add(what + ": " + reply.describe());
         return null;
-    }
-
-    private static String describe(Object reply) {
-        return reply instanceof HttpReply r ? "HTTP " + r.status() : String.valueOf(reply);
     }
 }

@@ -18,6 +18,7 @@ import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.GuidedDecoding;
 import io.handoff.openengine.v1.SamplingParams;
 import io.handoff.openengine.v1.StoppingOptions;
 import org.junit.jupiter.api.AfterEach;
@@ -155,7 +156,7 @@ class SglangLegsTest {
                     () -> rig.connector.plan("req-1", ScheduleStyle.CONCURRENT, chat, rig.prefill, rig.decode));
             assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code(), e.getMessage());
         }
-        GenerateRequest schema = CHAT.toBuilder().setGuided(io.handoff.openengine.v1.GuidedDecoding.newBuilder()
+        GenerateRequest schema = CHAT.toBuilder().setGuided(GuidedDecoding.newBuilder()
                 .setJsonSchema("{}")).build();
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.plan("req-1", ScheduleStyle.CONCURRENT, schema, rig.prefill, rig.decode));

@@ -6,16 +6,20 @@ import io.handoff.simulator.EngineStats;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.FreeReason;
 import io.handoff.simulator.Generation;
+import io.handoff.simulator.HoldTable;
 import io.handoff.simulator.Http;
 import io.handoff.simulator.Job;
 import io.handoff.simulator.KvHold;
 import io.handoff.simulator.OutputModel;
 import io.handoff.simulator.PeerCall;
 import io.handoff.simulator.Reject;
+import io.handoff.simulator.Scheduler;
 import io.handoff.simulator.SimEngine;
 import io.handoff.simulator.SseWriter;
 import io.handoff.simulator.openai.OpenAiRequest;
 import io.handoff.simulator.openai.OpenAiWire;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
@@ -329,11 +333,11 @@ public final class VllmEngine extends SimEngine {
     }
 
     // package access for the side channel and the decode leg
-    io.vertx.core.Vertx vx() {
+    Vertx vx() {
         return vertx;
     }
 
-    io.handoff.simulator.HoldTable holdTable() {
+    HoldTable holdTable() {
         return holds;
     }
 
@@ -341,11 +345,11 @@ public final class VllmEngine extends SimEngine {
         return stats;
     }
 
-    io.vertx.core.http.HttpClient peerClient() {
+    HttpClient peerClient() {
         return peers;
     }
 
-    io.handoff.simulator.Scheduler sched() {
+    Scheduler sched() {
         return scheduler;
     }
 

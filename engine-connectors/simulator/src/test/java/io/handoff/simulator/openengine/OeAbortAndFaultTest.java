@@ -22,6 +22,7 @@ import io.handoff.simulator.SimFleet;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class OeAbortAndFaultTest extends OeTestSupport {
@@ -123,7 +124,7 @@ class OeAbortAndFaultTest extends OeTestSupport {
         assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, down.events.get(0).getError().getCode());
         p.restart();
         assertEquals(port, p.grpcPort());
-        String after = pc.control.withDeadlineAfter(10, java.util.concurrent.TimeUnit.SECONDS)
+        String after = pc.control.withDeadlineAfter(10, TimeUnit.SECONDS)
             .withWaitForReady().getServerInfo(GetServerInfoRequest.getDefaultInstance()).getInstanceId();
         assertNotEquals(before, after);
         OeClient.Stream lost = client(d).run(withSession(request("r2", PROMPT, 4), ref));

@@ -7,6 +7,7 @@ import io.handoff.openengine.v1.KvSessionRef;
 import io.handoff.openengine.v1.StoppingOptions;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimTestBase;
+import org.junit.jupiter.api.AfterEach;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,7 +32,7 @@ abstract class OeTestSupport extends SimTestBase {
         return c;
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void closeClients() {
         clients.forEach(OeClient::close);
         clients.clear();

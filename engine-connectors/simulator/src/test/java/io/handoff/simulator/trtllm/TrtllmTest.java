@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class TrtllmTest extends SimTestBase {
@@ -274,7 +275,7 @@ class TrtllmTest extends SimTestBase {
         SimHttp.Resp c = SimHttp.post(ctx.baseUrl() + "/v1/completions", ctxRequest(completion(4), id, 0));
         String before = ctx.identity().instanceId();
         ctx.crash(0);
-        org.awaitility.Awaitility.await().until(() -> ctx.isUp() && ctx.identity().incarnation() == 2);
+        Awaitility.await().until(() -> ctx.isUp() && ctx.identity().incarnation() == 2);
         assertNotEquals(before, ctx.identity().instanceId());
         assertEquals(0, ctx.stat("kv_sessions_pinned_now"));
         SimHttp.Resp r = SimHttp.post(gen.baseUrl() + "/v1/completions", genRequest(completion(4), c.json, id));

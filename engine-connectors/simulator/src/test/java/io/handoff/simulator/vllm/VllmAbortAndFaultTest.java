@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.simulator.SimHttp;
 import java.io.UncheckedIOException;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class VllmAbortAndFaultTest extends VllmTestSupport {
@@ -169,7 +170,7 @@ class VllmAbortAndFaultTest extends VllmTestSupport {
         VllmEngine p = start(new VllmEngine(cfg()));
         String before = p.identity().instanceId();
         assertEquals(202, SimHttp.post(p.baseUrl() + "/sim/crash", "{\"restart_after_ms\":100}").status);
-        org.awaitility.Awaitility.await().until(() -> p.identity().incarnation() == 2 && p.isUp());
+        Awaitility.await().until(() -> p.identity().incarnation() == 2 && p.isUp());
         assertNotEquals(before, p.identity().instanceId());
         assertEquals(200, SimHttp.get(p.baseUrl() + "/health").status);
     }

@@ -4,19 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
-import io.handoff.connector.openai.http.EngineHttpClient;
+import io.handoff.connector.openai.family.NoCleanupApi;
+import io.handoff.connector.openai.family.OpenAiHttpConnector;
 import io.handoff.connector.openai.http.HttpFailures;
-import io.handoff.connector.spi.ConnectorCapabilities;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
-import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
-import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.openengine.v1.ErrorCode;
@@ -25,55 +22,42 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The TensorRT-LLM connector of one route. Every leg is a {@code POST /v1/completions} (a chat:
  * {@code /v1/chat/completions}) on a trtllm-serve worker; the handoff travels in {@code disaggregated_params}. See
  * the package documentation and {@code mappings/trtllm.md}.
+ *
+ * <p>trtllm-serve has no abort endpoint and cannot free a parked context early: it holds it until pulled or
+ * {@code kv_transfer_timeout_ms} ends.
  */
-final class TrtllmEngineConnector implements EngineConnector {
+final class TrtllmEngineConnector extends OpenAiHttpConnector implements NoCleanupApi {
 
-    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String DISAGG_REQUEST_ID = "disagg_request_id";
 
-    private final ConnectorConfig config;
     private final TrtllmSettings settings;
-    private final ConnectorCapabilities capabilities;
-    private final Clock clock;
-    private final EngineHttpClient http;
     private final TrtllmBodies bodies;
     private final TrtllmProbe probe;
     private final DisaggIds ids;
 
     TrtllmEngineConnector(ConnectorConfig config, TrtllmSettings settings, ConnectorContext context) {
-        this.config = config;
+        super(TrtllmConnectorService.FAMILY, config, TrtllmCapabilities.of(settings), context, settings.client());
         this.settings = settings;
-        this.capabilities = TrtllmCapabilities.of(settings);
-        this.clock = context.clock();
-        this.http = new EngineHttpClient(context.vertx(), settings.client());
         this.bodies = new TrtllmBodies(config.model());
         this.probe = new TrtllmProbe(http, settings.probeTimeout());
         this.ids = new DisaggIds(settings.nodeId());
     }
 
     @Override
-    public ConnectorCapabilities capabilities() {
-        return capabilities;
-    }
-
-    @Override
     public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
             Endpoint decode) {
-        Objects.requireNonNull(prefill, "prefill endpoint");
-        Objects.requireNonNull(decode, "decode endpoint");
+        requireEndpoints(prefill, decode);
         if (style == ScheduleStyle.CONCURRENT) {
             throw EngineException.unsupported("trtllm-serve has no concurrent style (context-first and"
                     + " generation-first only)");
@@ -232,26 +216,9 @@ final class TrtllmEngineConnector implements EngineConnector {
         });
     }
 
-    /** trtllm-serve has no abort endpoint: the gateway's cancellation closes the leg's connection, which aborts it. */
-    @Override
-    public Uni<Void> abort(Handoff handoff, Leg leg) {
-        return Uni.createFrom().voidItem();
-    }
-
-    /** trtllm-serve cannot free a parked context early: it holds it until pulled or kv_transfer_timeout_ms ends. */
-    @Override
-    public Uni<DischargeResult> discharge(HeldKv held) {
-        return Uni.createFrom().item(DischargeResult.engineHoldsUntil(held.heldUntil()));
-    }
-
     @Override
     public Uni<EndpointStatus> probe(Endpoint endpoint) {
         return probe.probe(endpoint);
-    }
-
-    @Override
-    public void close() {
-        http.close();
     }
 
     /**
@@ -274,10 +241,5 @@ final class TrtllmEngineConnector implements EngineConnector {
             throw EngineException.invalid("the handoff was not planned by the trtllm connector (no disagg_request_id)");
         }
         return Long.parseLong(id);
-    }
-
-    @Override
-    public String toString() {
-        return "trtllm connector for route " + config.route();
     }
 }

@@ -1,12 +1,11 @@
 package io.handoff.connector.trtllm;
 
 import io.handoff.connector.openai.completion.ChatRequests;
-import io.handoff.connector.openai.completion.RequestFieldPaths;
+import io.handoff.connector.openai.completion.FamilyFields;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
 
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Which openengine.v1 request fields the TensorRT-LLM connector carries, and the value rules it adds. Everything else
@@ -26,8 +25,7 @@ final class TrtllmFields {
             "extra");
 
     /** Fields the gateway itself consumes (identity, session, style); they are never sent to the workers. */
-    static final Set<String> GATEWAY = Set.of("request_id", "kv.session", "kv.transfer_disposition",
-            "kv.schedule_style");
+    static final Set<String> GATEWAY = FamilyFields.GATEWAY;
 
     /**
      * {@code extra} keys passed at the top level of the body: tokenizer switches that mean the same on both legs.
@@ -46,13 +44,9 @@ final class TrtllmFields {
     static final Set<String> CHAT_EXTRA_KEYS = Set.of("messages", "chat_template", "chat_template_kwargs",
             "add_generation_prompt", "documents", "response_format");
 
-    private TrtllmFields() {
-    }
+    private static final FamilyFields FIELDS = new FamilyFields("trtllm", CARRIED, EXTRA_KEYS, CHAT_EXTRA_KEYS);
 
-    static Set<String> accepted() {
-        Set<String> all = new TreeSet<>(CARRIED);
-        all.addAll(GATEWAY);
-        return all;
+    private TrtllmFields() {
     }
 
     /** Refuses what trtllm-serve cannot carry; {@code handoff} is false for a decode that prefills locally. */
@@ -64,8 +58,7 @@ final class TrtllmFields {
                         + " trtllm-serve are set by the connector alone");
             }
         }
-        RequestFieldPaths.refuseOthers(request, accepted(), "trtllm");
-        ChatRequests.check(request, "trtllm");
+        FIELDS.refuseUncarried(request);
         if ((request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET && !ChatRequests.isChat(request))
                 || (request.hasPrompt() && request.getPrompt().isEmpty())
                 || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)) {
@@ -75,12 +68,6 @@ final class TrtllmFields {
             throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by trtllm-serve (a"
                     + " context answer has exactly one choice and one disaggregated_params)");
         }
-        Set<String> extraKeys = ChatRequests.extraKeys(request, EXTRA_KEYS, CHAT_EXTRA_KEYS);
-        for (String key : request.getExtra().getFieldsMap().keySet()) {
-            if (!extraKeys.contains(key)) {
-                throw EngineException.unsupported("extra." + key + " is not carried by trtllm (carried: "
-                        + String.join(", ", new TreeSet<>(extraKeys)) + ")");
-            }
-        }
+        FIELDS.refuseUncarriedExtra(request);
     }
 }

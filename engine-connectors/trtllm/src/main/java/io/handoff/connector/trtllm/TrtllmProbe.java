@@ -2,8 +2,8 @@ package io.handoff.connector.trtllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.openai.http.EngineHttpClient;
-import io.handoff.connector.openai.http.HttpReply;
 import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.openai.http.ProbeReply;
 import io.handoff.connector.openai.http.PrometheusText;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
@@ -68,31 +68,31 @@ final class TrtllmProbe {
                 .with((health, models, info, metrics) -> status(endpoint, health, models, info, metrics));
     }
 
-    private Uni<Object> fetch(Endpoint endpoint, String path) {
-        return http.get(endpoint, path, timeout).<Object>map(r -> r)
-                .onFailure().recoverWithItem(Throwable::getMessage);
+    private Uni<ProbeReply> fetch(Endpoint endpoint, String path) {
+        return ProbeReply.get(http, endpoint, path, timeout);
     }
 
-    private EndpointStatus status(Endpoint endpoint, Object health, Object models, Object info, Object metrics) {
+    private EndpointStatus status(Endpoint endpoint, ProbeReply health, ProbeReply models, ProbeReply info,
+            ProbeReply metrics) {
         List<String> notes = new ArrayList<>();
-        boolean healthy = health instanceof HttpReply r && r.status() == 200;
-        notes.add("health: " + (health instanceof HttpReply r ? "HTTP " + r.status() : health));
+        boolean healthy = health.answered200();
+        notes.add("health: " + health.describe());
         List<String> served = new ArrayList<>();
-        if (models instanceof HttpReply r && r.ok()) {
+        if (models.ok()) {
             try {
-                for (JsonNode m : Json.parse(r.body()).path("data")) {
+                for (JsonNode m : Json.parse(models.body()).path("data")) {
                     served.add(m.path("id").asText());
                 }
             } catch (IllegalArgumentException e) {
                 notes.add("models: " + e.getMessage());
             }
         } else {
-            notes.add("models: " + (models instanceof HttpReply r ? "HTTP " + r.status() : models));
+            notes.add("models: " + models.describe());
         }
         ServerInfo parsed = null;
-        if (info instanceof HttpReply r && r.ok()) {
+        if (info.ok()) {
             try {
-                parsed = ServerInfo.parse(Json.parse(r.body()));
+                parsed = ServerInfo.parse(Json.parse(info.body()));
             } catch (IllegalArgumentException e) {
                 notes.add("server_info: " + e.getMessage());
             }
@@ -105,11 +105,10 @@ final class TrtllmProbe {
             notes.add("server_info: no ctx_info_endpoint");
         }
         Map<String, Double> load = new HashMap<>();
-        if (metrics instanceof HttpReply r && r.ok()) {
-            PrometheusText text = PrometheusText.parse(r.body());
-            LOAD_METRICS.forEach((name, metric) -> text.sum(metric).ifPresent(v -> load.put(name, v)));
+        if (metrics.ok()) {
+            load.putAll(PrometheusText.parse(metrics.body()).sums(LOAD_METRICS));
         } else {
-            notes.add("metrics: " + (metrics instanceof HttpReply r ? "HTTP " + r.status() : metrics));
+            notes.add("metrics: " + metrics.describe());
         }
         return new EndpointStatus(endpoint, healthy, Optional.empty(), served, Optional.empty(), load,
                 String.join("; ", notes));

@@ -1,15 +1,16 @@
 package io.handoff.connector.trtllm;
 
+import io.handoff.connector.openai.family.RouteOptions;
 import io.handoff.connector.openai.http.ClientSettings;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ScheduleStyle;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * A route's TensorRT-LLM options, validated.
@@ -41,12 +42,7 @@ public record TrtllmSettings(Set<ScheduleStyle> styles, Duration hold, Optional<
 
     public static TrtllmSettings from(ConnectorConfig config) {
         Map<String, String> options = config.options();
-        for (String name : options.keySet()) {
-            if (!KNOWN.contains(name)) {
-                throw new IllegalArgumentException("route " + config.route() + ": unknown trtllm option '" + name
-                        + "' (known: " + String.join(", ", new TreeSet<>(KNOWN)) + ")");
-            }
-        }
+        RouteOptions.requireKnown(config, "trtllm", KNOWN);
         Set<ScheduleStyle> styles = EnumSet.noneOf(ScheduleStyle.class);
         String raw = options.getOrDefault("schedule-styles", "context-first,generation-first");
         for (String s : raw.split(",")) {
@@ -76,52 +72,24 @@ public record TrtllmSettings(Set<ScheduleStyle> styles, Duration hold, Optional<
                     + " positive number of milliseconds: without kv_transfer_timeout_ms a parked context is never"
                     + " freed (no release API), so the route would leak KV");
         }
-        Duration hold = Duration.ofMillis(positive(config, "kv-transfer-timeout-ms", 60_000));
+        Duration hold = Duration.ofMillis(RouteOptions.positive(config, "kv-transfer-timeout-ms", 60_000));
         Optional<String> key = Optional.ofNullable(options.get("auth-key"));
         if (key.isPresent() && key.get().isEmpty()) {
             throw new IllegalArgumentException("route " + config.route() + ": auth-key is empty");
         }
-        long node = options.containsKey("node-id") ? nonNegative(config, "node-id", 0)
-                : new java.security.SecureRandom().nextInt(256);
+        long node = options.containsKey("node-id") ? RouteOptions.nonNegative(config, "node-id", 0)
+                : new SecureRandom().nextInt(256);
         if (node > 255) {
             throw new IllegalArgumentException("route " + config.route() + ": node-id must be in 0..255");
         }
-        Duration margin = Duration.ofMillis(nonNegative(config, "decode-margin-ms", 2000));
+        Duration margin = Duration.ofMillis(RouteOptions.nonNegative(config, "decode-margin-ms", 2000));
         if (margin.compareTo(hold) >= 0) {
             throw new IllegalArgumentException("route " + config.route() + ": decode-margin-ms must be below"
                     + " kv-transfer-timeout-ms");
         }
-        ClientSettings client = new ClientSettings(
-                Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)),
-                Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)),
-                1024);
+        ClientSettings client = RouteOptions.client(config);
         return new TrtllmSettings(styles, hold, key, (int) node, margin, client,
-                Duration.ofMillis(positive(config, "probe-timeout-ms", 5000)));
-    }
-
-    private static long positive(ConnectorConfig config, String name, long fallback) {
-        long value = nonNegative(config, name, fallback);
-        if (value == 0) {
-            throw new IllegalArgumentException("route " + config.route() + ": " + name + " must be above 0");
-        }
-        return value;
-    }
-
-    private static long nonNegative(ConnectorConfig config, String name, long fallback) {
-        String raw = config.options().get(name);
-        if (raw == null) {
-            return fallback;
-        }
-        try {
-            long value = Long.parseLong(raw.trim());
-            if (value < 0) {
-                throw new NumberFormatException();
-            }
-            return value;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("route " + config.route() + ": " + name
-                    + " must be a whole number >= 0, not '" + raw + "'");
-        }
+                Duration.ofMillis(RouteOptions.positive(config, "probe-timeout-ms", 5000)));
     }
 
     @Override

@@ -1,7 +1,10 @@
 package io.handoff.connector.trtllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.EndpointStatus;
@@ -19,6 +22,7 @@ import io.handoff.simulator.trtllm.DisaggAuth;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -316,10 +320,10 @@ class TrtllmLegsTest {
             assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
             assertFalse(e.sentToEngine());
         }
-        GenerateRequest injected = REQUEST.toBuilder().setExtra(com.google.protobuf.Struct.newBuilder()
-                .putFields("disaggregated_params", com.google.protobuf.Value.newBuilder().setStructValue(
-                        com.google.protobuf.Struct.newBuilder().putFields("ctx_info_endpoint",
-                                com.google.protobuf.Value.newBuilder().setStringValue("tcp://evil:1").build()))
+        GenerateRequest injected = REQUEST.toBuilder().setExtra(Struct.newBuilder()
+                .putFields("disaggregated_params", Value.newBuilder().setStructValue(
+                        Struct.newBuilder().putFields("ctx_info_endpoint",
+                                Value.newBuilder().setStringValue("tcp://evil:1").build()))
                         .build())).build();
         EngineException e = assertThrows(EngineException.class,
                 () -> rig.connector.plan("r1", ScheduleStyle.CONTEXT_FIRST, injected, rig.prefill, rig.decode));
@@ -360,7 +364,7 @@ class TrtllmLegsTest {
     }
 
     private static JsonNode withChoices(JsonNode answer, int n) {
-        var copy = (com.fasterxml.jackson.databind.node.ObjectNode) answer.deepCopy();
+        var copy = (ObjectNode) answer.deepCopy();
         var choices = copy.putArray("choices");
         for (int i = 0; i < n; i++) {
             choices.add(answer.get("choices").get(0).deepCopy());
@@ -369,25 +373,25 @@ class TrtllmLegsTest {
     }
 
     private static JsonNode without(JsonNode answer, String key) {
-        var copy = (com.fasterxml.jackson.databind.node.ObjectNode) answer.deepCopy();
-        ((com.fasterxml.jackson.databind.node.ObjectNode) copy.get("choices").get(0)).remove(key);
+        var copy = (ObjectNode) answer.deepCopy();
+        ((ObjectNode) copy.get("choices").get(0)).remove(key);
         return copy;
     }
 
     private static JsonNode withoutTop(JsonNode answer, String key) {
-        var copy = (com.fasterxml.jackson.databind.node.ObjectNode) answer.deepCopy();
+        var copy = (ObjectNode) answer.deepCopy();
         copy.remove(key);
         return copy;
     }
 
     private static JsonNode withParam(JsonNode answer, String key, String value) {
-        var copy = (com.fasterxml.jackson.databind.node.ObjectNode) answer.deepCopy();
-        var dp = (com.fasterxml.jackson.databind.node.ObjectNode) copy.get("choices").get(0)
+        var copy = (ObjectNode) answer.deepCopy();
+        var dp = (ObjectNode) copy.get("choices").get(0)
                 .get("disaggregated_params");
         if (value == null) {
             dp.putNull(key);
         } else {
-            dp.put(key, new java.math.BigInteger(value));
+            dp.put(key, new BigInteger(value));
         }
         return copy;
     }

@@ -10,6 +10,7 @@ import io.handoff.openengine.v1.ErrorCode;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -57,7 +58,7 @@ final class PrefillAnswer {
                 Map.of("remote_request_id", parsed.remoteRequestId(),
                         "remote_engine_id", parsed.remoteEngineId(),
                         "x_request_id", handoff.requestId(),
-                        "hold_mode", settings.holdMode().name().toLowerCase(java.util.Locale.ROOT)),
+                        "hold_mode", settings.holdMode().name().toLowerCase(Locale.ROOT)),
                 heldUntil, false, true); // NIXL frees the blocks once the consumer has read them
         return new PrefillResult.Ready(handoff.withTransferData(parsed.toStruct(decodeDeadline, heldUntil)),
                 List.of(held));
@@ -70,7 +71,7 @@ final class PrefillAnswer {
     static HeldKv unseen(Handoff handoff, VllmSettings settings, Instant now) {
         return new HeldKv("prefill@" + handoff.prefill().name(), handoff.prefill(), HELD_RESOURCE,
                 Map.of("x_request_id", handoff.requestId(),
-                        "hold_mode", settings.holdMode().name().toLowerCase(java.util.Locale.ROOT)),
+                        "hold_mode", settings.holdMode().name().toLowerCase(Locale.ROOT)),
                 now.plus(settings.hold()), false, false);
     }
 

@@ -3,18 +3,15 @@ package io.handoff.connector.vllm;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.openai.completion.ChatRequests;
 import io.handoff.connector.openai.completion.CompletionStreams;
-import io.handoff.connector.openai.http.EngineHttpClient;
-import io.handoff.connector.spi.ConnectorCapabilities;
+import io.handoff.connector.openai.family.NoCleanupApi;
+import io.handoff.connector.openai.family.OpenAiHttpConnector;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
-import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
-import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.connector.spi.Handoff;
 import io.handoff.connector.spi.HeldKv;
-import io.handoff.connector.spi.Leg;
 import io.handoff.connector.spi.PrefillResult;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.openengine.v1.ErrorCode;
@@ -23,51 +20,38 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
-import java.util.List;
-import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The vLLM connector of one route. Both legs go to {@code /v1/completions} (a chat: {@code /v1/chat/completions})
  * with the same {@code X-Request-Id} (vLLM mints its own internal ids from it; nothing is minted here). See the
  * package documentation and {@code mappings/vllm.md}.
+ *
+ * <p>vLLM has no public abort endpoint and cannot free parked KV early: the producer keeps it until a consumer reads
+ * it or its timer ends.
  */
-final class VllmEngineConnector implements EngineConnector {
+final class VllmEngineConnector extends OpenAiHttpConnector implements NoCleanupApi {
 
-    static final String PATH = ChatRequests.COMPLETIONS_PATH;
     static final String REQUEST_ID_HEADER = "X-Request-Id";
 
-    private final ConnectorConfig config;
     private final VllmSettings settings;
-    private final ConnectorCapabilities capabilities;
-    private final Clock clock;
-    private final EngineHttpClient http;
     private final VllmBodies bodies;
     private final VllmProbe probe;
 
     VllmEngineConnector(ConnectorConfig config, VllmSettings settings, ConnectorContext context) {
-        this.config = config;
+        super(VllmConnectorService.FAMILY, config, VllmCapabilities.of(settings), context, settings.client());
         this.settings = settings;
-        this.capabilities = VllmCapabilities.of(settings);
-        this.clock = context.clock();
-        this.http = new EngineHttpClient(context.vertx(), settings.client());
         this.bodies = new VllmBodies(config.model());
         this.probe = new VllmProbe(http, settings.probeTimeout(), config.model());
     }
 
     @Override
-    public ConnectorCapabilities capabilities() {
-        return capabilities;
-    }
-
-    @Override
     public Handoff plan(String requestId, ScheduleStyle style, GenerateRequest request, Endpoint prefill,
             Endpoint decode) {
-        Objects.requireNonNull(prefill, "prefill endpoint");
-        Objects.requireNonNull(decode, "decode endpoint");
+        requireEndpoints(prefill, decode);
         if (style != ScheduleStyle.CONTEXT_FIRST) {
             throw EngineException.unsupported("vllm (NixlConnector pull) supports context-first only, not "
                     + style.configName() + ": the decode needs the producer's kv_transfer_params");
@@ -138,26 +122,9 @@ final class VllmEngineConnector implements EngineConnector {
         });
     }
 
-    /** vLLM has no public abort endpoint: the gateway's cancellation closes the leg's connection, which aborts it. */
-    @Override
-    public Uni<Void> abort(Handoff handoff, Leg leg) {
-        return Uni.createFrom().voidItem();
-    }
-
-    /** vLLM cannot free parked KV early: the producer keeps it until a consumer reads it or its timer ends. */
-    @Override
-    public Uni<DischargeResult> discharge(HeldKv held) {
-        return Uni.createFrom().item(DischargeResult.engineHoldsUntil(held.heldUntil()));
-    }
-
     @Override
     public Uni<EndpointStatus> probe(Endpoint endpoint) {
         return probe.probe(endpoint);
-    }
-
-    @Override
-    public void close() {
-        http.close();
     }
 
     /** The gateway's forwarded headers (trace context) and the request id both legs share. */
@@ -165,10 +132,5 @@ final class VllmEngineConnector implements EngineConnector {
         Map<String, String> headers = new HashMap<>(forward);
         headers.put(REQUEST_ID_HEADER, requestId);
         return headers;
-    }
-
-    @Override
-    public String toString() {
-        return "vllm connector for route " + config.route();
     }
 }

@@ -1,12 +1,11 @@
 package io.handoff.connector.vllm;
 
 import io.handoff.connector.openai.completion.ChatRequests;
-import io.handoff.connector.openai.completion.RequestFieldPaths;
+import io.handoff.connector.openai.completion.FamilyFields;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.GenerateRequest;
 
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Which openengine.v1 request fields the vLLM connector carries, and the value rules vLLM adds. Everything else
@@ -30,8 +29,7 @@ final class VllmFields {
             "lora_name", "extra");
 
     /** Fields the gateway itself consumes (identity, session, style); they are never sent to vLLM. */
-    static final Set<String> GATEWAY = Set.of("request_id", "kv.session", "kv.transfer_disposition",
-            "kv.schedule_style");
+    static final Set<String> GATEWAY = FamilyFields.GATEWAY;
 
     /**
      * {@code extra} keys passed to vLLM at the top level of the body: native knobs that mean the same on both legs
@@ -51,13 +49,9 @@ final class VllmFields {
             "add_generation_prompt", "continue_final_message", "documents", "response_format",
             "mm_processor_kwargs");
 
-    private VllmFields() {
-    }
+    private static final FamilyFields FIELDS = new FamilyFields("vllm", CARRIED, EXTRA_KEYS, CHAT_EXTRA_KEYS);
 
-    static Set<String> accepted() {
-        Set<String> all = new TreeSet<>(CARRIED);
-        all.addAll(GATEWAY);
-        return all;
+    private VllmFields() {
     }
 
     /**
@@ -65,8 +59,7 @@ final class VllmFields {
      * for a decode that prefills locally.
      */
     static void check(GenerateRequest request, boolean handoff) {
-        RequestFieldPaths.refuseOthers(request, accepted(), "vllm");
-        ChatRequests.check(request, "vllm");
+        FIELDS.refuseUncarried(request);
         if ((request.getInputCase() == GenerateRequest.InputCase.INPUT_NOT_SET && !ChatRequests.isChat(request))
                 || (request.hasTokenIds() && request.getTokenIds().getIdsCount() == 0)) {
             throw EngineException.invalid("the request has no prompt");
@@ -81,19 +74,7 @@ final class VllmFields {
             throw EngineException.unsupported("sampling.num_sequences > 1 cannot be handed off by vLLM (one"
                     + " kv_transfer_params per request)");
         }
-        Set<String> extraKeys = ChatRequests.extraKeys(request, EXTRA_KEYS, CHAT_EXTRA_KEYS);
-        for (String key : request.getExtra().getFieldsMap().keySet()) {
-            if (!extraKeys.contains(key)) {
-                throw EngineException.unsupported("extra." + key + " is not carried by vllm (carried: "
-                        + String.join(", ", new TreeSet<>(extraKeys)) + ")");
-            }
-        }
-        if (request.hasGuided() && request.getGuided().hasJsonSchema()) {
-            try {
-                io.handoff.connector.openai.http.Json.parse(request.getGuided().getJsonSchema());
-            } catch (IllegalArgumentException e) {
-                throw EngineException.invalid("guided.json_schema is not JSON");
-            }
-        }
+        FIELDS.refuseUncarriedExtra(request);
+        FamilyFields.requireJsonSchema(request);
     }
 }

@@ -2,8 +2,8 @@ package io.handoff.connector.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.openai.http.EngineHttpClient;
-import io.handoff.connector.openai.http.HttpReply;
 import io.handoff.connector.openai.http.Json;
+import io.handoff.connector.openai.http.ProbeReply;
 import io.handoff.connector.openai.http.PrometheusText;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
@@ -44,21 +44,19 @@ final class VllmProbe {
                 .with((health, models, metrics) -> status(endpoint, health, models, metrics));
     }
 
-    /** A reply, or the failure text: a probe reports what it could not read rather than failing. */
-    private Uni<Object> fetch(Endpoint endpoint, String path) {
-        return http.get(endpoint, path, timeout).<Object>map(r -> r)
-                .onFailure().recoverWithItem(Throwable::getMessage);
+    private Uni<ProbeReply> fetch(Endpoint endpoint, String path) {
+        return ProbeReply.get(http, endpoint, path, timeout);
     }
 
-    private EndpointStatus status(Endpoint endpoint, Object health, Object models, Object metrics) {
+    private EndpointStatus status(Endpoint endpoint, ProbeReply health, ProbeReply models, ProbeReply metrics) {
         List<String> notes = new ArrayList<>();
-        boolean healthy = health instanceof HttpReply r && r.status() == 200;
-        notes.add("health: " + (health instanceof HttpReply r ? "HTTP " + r.status() : health));
+        boolean healthy = health.answered200();
+        notes.add("health: " + health.describe());
         List<String> served = new ArrayList<>();
         Optional<Integer> maxLen = Optional.empty();
-        if (models instanceof HttpReply r && r.ok()) {
+        if (models.ok()) {
             try {
-                for (JsonNode m : Json.parse(r.body()).path("data")) {
+                for (JsonNode m : Json.parse(models.body()).path("data")) {
                     served.add(m.path("id").asText());
                     if (m.path("max_model_len").isNumber() && (maxLen.isEmpty() || model.equals(m.path("id").asText()))) {
                         maxLen = Optional.of(m.get("max_model_len").asInt());
@@ -68,14 +66,13 @@ final class VllmProbe {
                 notes.add("models: " + e.getMessage());
             }
         } else {
-            notes.add("models: " + (models instanceof HttpReply r ? "HTTP " + r.status() : models));
+            notes.add("models: " + models.describe());
         }
         Map<String, Double> load = new HashMap<>();
-        if (metrics instanceof HttpReply r && r.ok()) {
-            PrometheusText text = PrometheusText.parse(r.body());
-            LOAD_METRICS.forEach((name, metric) -> text.sum(metric).ifPresent(v -> load.put(name, v)));
+        if (metrics.ok()) {
+            load.putAll(PrometheusText.parse(metrics.body()).sums(LOAD_METRICS));
         } else {
-            notes.add("metrics: " + (metrics instanceof HttpReply r ? "HTTP " + r.status() : metrics));
+            notes.add("metrics: " + metrics.describe());
         }
         return new EndpointStatus(endpoint, healthy, Optional.empty(), served, maxLen, load, String.join("; ", notes));
     }

@@ -1,5 +1,6 @@
 package io.handoff.connector.vllm;
 
+import io.handoff.connector.openai.family.RouteOptions;
 import io.handoff.connector.openai.http.ClientSettings;
 import io.handoff.connector.spi.ConnectorConfig;
 
@@ -30,12 +31,7 @@ public record VllmSettings(HoldMode holdMode, Duration hold, Duration decodeMarg
 
     public static VllmSettings from(ConnectorConfig config) {
         Map<String, String> options = config.options();
-        for (String name : options.keySet()) {
-            if (!KNOWN.contains(name)) {
-                throw new IllegalArgumentException("route " + config.route() + ": unknown vllm option '" + name
-                        + "' (known: " + String.join(", ", new java.util.TreeSet<>(KNOWN)) + ")");
-            }
-        }
+        RouteOptions.requireKnown(config, "vllm", KNOWN);
         String mode = options.get("hold-mode");
         if (mode == null) {
             throw new IllegalArgumentException("route " + config.route() + ": hold-mode is required (fixed for vLLM"
@@ -54,14 +50,12 @@ public record VllmSettings(HoldMode holdMode, Duration hold, Duration decodeMarg
                     + mode);
         }
         Duration hold = holdMode == HoldMode.FIXED
-                ? Duration.ofSeconds(positive(config, "hold-seconds", 480))
-                : Duration.ofSeconds(positive(config, "lease-seconds", 30));
-        ClientSettings client = new ClientSettings(
-                Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)),
-                Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)),
-                1024);
-        return new VllmSettings(holdMode, hold, Duration.ofMillis(nonNegative(config, "decode-margin-ms", 2000)),
-                client, Duration.ofMillis(positive(config, "probe-timeout-ms", 5000)));
+                ? Duration.ofSeconds(RouteOptions.positive(config, "hold-seconds", 480))
+                : Duration.ofSeconds(RouteOptions.positive(config, "lease-seconds", 30));
+        ClientSettings client = RouteOptions.client(config);
+        Duration margin = Duration.ofMillis(RouteOptions.nonNegative(config, "decode-margin-ms", 2000));
+        return new VllmSettings(holdMode, hold, margin, client,
+                Duration.ofMillis(RouteOptions.positive(config, "probe-timeout-ms", 5000)));
     }
 
     /**
@@ -72,30 +66,5 @@ public record VllmSettings(HoldMode holdMode, Duration hold, Duration decodeMarg
     public Duration unsafeTail() {
         Duration heartbeat = holdMode == HoldMode.LEASE ? hold.dividedBy(6) : Duration.ZERO;
         return heartbeat.plus(decodeMargin);
-    }
-
-    private static long positive(ConnectorConfig config, String name, long fallback) {
-        long value = nonNegative(config, name, fallback);
-        if (value == 0) {
-            throw new IllegalArgumentException("route " + config.route() + ": " + name + " must be above 0");
-        }
-        return value;
-    }
-
-    private static long nonNegative(ConnectorConfig config, String name, long fallback) {
-        String raw = config.options().get(name);
-        if (raw == null) {
-            return fallback;
-        }
-        try {
-            long value = Long.parseLong(raw.trim());
-            if (value < 0) {
-                throw new NumberFormatException();
-            }
-            return value;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("route " + config.route() + ": " + name
-                    + " must be a whole number >= 0, not '" + raw + "'");
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.handoff.connector.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.EngineException;
@@ -82,12 +83,12 @@ class VllmLegsTest {
         assertEquals(1, d.size());
         assertEquals("r1", d.get(0).getRequest().getHeader("X-Request-Id"));
         JsonNode expectedParams = Json.parse(WireMockRig.PRODUCER_PARAMS);
-        ((com.fasterxml.jackson.databind.node.ObjectNode) expectedParams).put("remote_host", "127.0.0.1");
+        ((ObjectNode) expectedParams).put("remote_host", "127.0.0.1");
         JsonNode decodeBody = Json.parse(d.get(0).getRequest().getBodyAsString());
         assertEquivalent(Json.parse("""
                 {"model":"m","prompt":"the quick brown fox","temperature":0.0,"max_tokens":16,"min_tokens":4,
                  "return_token_ids":true,"stream":true,"stream_options":{"include_usage":true}}""")
-                .deepCopy().<com.fasterxml.jackson.databind.node.ObjectNode>require()
+                .deepCopy().<ObjectNode>require()
                 .set("kv_transfer_params", expectedParams), decodeBody);
         // integers above 2^53 reach the consumer digit for digit
         assertTrue(d.get(0).getRequest().getBodyAsString().contains("[[9007199254740993,58]]"));
@@ -136,14 +137,14 @@ class VllmLegsTest {
         assertEquals(1, d.size());
         assertEquals("/v1/chat/completions", d.get(0).getRequest().getUrl());
         JsonNode expectedParams = Json.parse(WireMockRig.PRODUCER_PARAMS);
-        ((com.fasterxml.jackson.databind.node.ObjectNode) expectedParams).put("remote_host", "127.0.0.1");
+        ((ObjectNode) expectedParams).put("remote_host", "127.0.0.1");
         assertEquivalent(Json.parse("""
                 {"model":"m","messages":[{"role":"system","content":"be brief"},
                    {"role":"user","content":"the quick brown fox"}],
                  "chat_template_kwargs":{"enable_thinking":false},
                  "temperature":0.0,"max_tokens":16,"min_tokens":4,"return_token_ids":true,"stream":true,
                  "stream_options":{"include_usage":true}}""")
-                .deepCopy().<com.fasterxml.jackson.databind.node.ObjectNode>require()
+                .deepCopy().<ObjectNode>require()
                 .set("kv_transfer_params", expectedParams), Json.parse(d.get(0).getRequest().getBodyAsString()));
 
         assertEquals(3, events.size(), "the role chunk is no event");

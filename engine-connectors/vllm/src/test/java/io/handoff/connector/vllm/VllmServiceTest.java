@@ -10,6 +10,7 @@ import io.handoff.connector.spi.ScheduleStyle;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -57,7 +58,7 @@ class VllmServiceTest {
 
     @Test
     void optionsThatCannotBeHonouredStopTheRoute() {
-        for (Map<String, String> bad : java.util.List.of(Map.<String, String>of(), Map.of("hold-mode", "forever"),
+        for (Map<String, String> bad : List.of(Map.<String, String>of(), Map.of("hold-mode", "forever"),
                 Map.of("hold-mode", "lease", "hold-seconds", "480"), Map.of("hold-mode", "fixed", "colour", "red"),
                 Map.of("hold-mode", "fixed", "hold-seconds", "0"), Map.of("hold-mode", "fixed", "hold-seconds", "x"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> initialise(bad),
@@ -82,7 +83,7 @@ class VllmServiceTest {
             EndpointStatus s = rig.connector.probe(rig.prefill).await().atMost(VllmLegsTest.WAIT);
             assertTrue(s.healthy());
             assertEquals(Optional.empty(), s.role());
-            assertEquals(java.util.List.of("m"), s.models());
+            assertEquals(List.of("m"), s.models());
             assertEquals(Optional.of(8192), s.maxContextLength());
             assertEquals(Map.of("running_requests", 3.0, "waiting_requests", 1.0, "kv_usage", 0.5), s.load());
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** Completion chunk streams as openengine.v1 event streams. */
@@ -30,7 +31,7 @@ public final class CompletionStreams {
     /** The events of one complete (non-streaming) answer. */
     public static List<GenerateResponse> events(JsonNode answer, String requestId) {
         CompletionEvents mapper = new CompletionEvents(requestId);
-        List<GenerateResponse> out = new java.util.ArrayList<>(mapper.accept(answer));
+        List<GenerateResponse> out = new ArrayList<>(mapper.accept(answer));
         out.addAll(mapper.end());
         return out;
     }

@@ -12,6 +12,7 @@
  * chat before anything is sent.
  *
  * <p>Engine-neutral: a family's connector subclasses the builder where its engine names a field differently and
- * declares which field paths it carries; everything else is refused before a request is sent.
+ * declares which field paths and {@code extra} keys it carries
+ * ({@link io.handoff.connector.openai.completion.FamilyFields}); everything else is refused before a request is sent.
  */
 package io.handoff.connector.openai.completion;

@@ -5,6 +5,7 @@ import io.handoff.connector.spi.Endpoint;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.MultiEmitter;
+import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -19,6 +20,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The non-blocking HTTP client of one connector, over Vert.x. Every call is lazy (nothing is sent before
@@ -48,21 +50,10 @@ public final class EngineHttpClient implements AutoCloseable {
     public Uni<HttpReply> get(Endpoint endpoint, String path, Duration timeout) {
         RequestOptions options = options(HttpMethod.GET, endpoint.uri(), path, Map.of(), timeout);
         String what = "GET " + path + " on " + endpoint.name();
-        return Uni.createFrom().emitter(em -> new Exchange(client, options, null, what) {
+        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<HttpReply>(client, options, null, what, em) {
             @Override
-            void onResponse(HttpClientResponse response) {
-                response.body().onComplete(ar -> {
-                    if (ar.succeeded()) {
-                        succeed(() -> em.complete(new HttpReply(response.statusCode(), ar.result().toString())));
-                    } else {
-                        fail(ar.cause(), em::fail);
-                    }
-                });
-            }
-
-            @Override
-            void onFailure(Throwable failure) {
-                em.fail(failure);
+            void onAnswer(int status, String text) {
+                succeed(() -> em.complete(new HttpReply(status, text)));
             }
         }.start(em::onTermination));
     }
@@ -73,33 +64,22 @@ public final class EngineHttpClient implements AutoCloseable {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json");
         String what = "POST " + path + " on " + endpoint.name();
-        return Uni.createFrom().emitter(em -> new Exchange(client, options, Json.write(body), what) {
+        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<JsonNode>(client, options, Json.write(body), what,
+                em) {
             @Override
-            void onResponse(HttpClientResponse response) {
-                response.body().onComplete(ar -> {
-                    if (ar.failed()) {
-                        fail(ar.cause(), em::fail);
-                        return;
-                    }
-                    String text = ar.result().toString();
-                    if (response.statusCode() < 200 || response.statusCode() >= 300) {
-                        succeed(() -> em.fail(HttpFailures.fromStatus(response.statusCode(), text, what)));
-                        return;
-                    }
-                    JsonNode json;
-                    try {
-                        json = Json.parse(text);
-                    } catch (IllegalArgumentException e) {
-                        succeed(() -> em.fail(HttpFailures.badAnswer(what, e)));
-                        return;
-                    }
-                    succeed(() -> em.complete(json));
-                });
-            }
-
-            @Override
-            void onFailure(Throwable failure) {
-                em.fail(failure);
+            void onAnswer(int status, String text) {
+                if (status < 200 || status >= 300) {
+                    succeed(() -> em.fail(HttpFailures.fromStatus(status, text, what)));
+                    return;
+                }
+                JsonNode json;
+                try {
+                    json = Json.parse(text);
+                } catch (IllegalArgumentException e) {
+                    succeed(() -> em.fail(HttpFailures.badAnswer(what, e)));
+                    return;
+                }
+                succeed(() -> em.complete(json));
             }
         }.start(em::onTermination));
     }
@@ -133,6 +113,36 @@ public final class EngineHttpClient implements AutoCloseable {
     @Override
     public void close() {
         client.close();
+    }
+
+    /** One exchange whose answer is read whole before anything is made of it. */
+    private abstract static class WholeAnswerExchange<T> extends Exchange {
+        final UniEmitter<? super T> em;
+
+        WholeAnswerExchange(HttpClient client, RequestOptions options, String body, String what,
+                UniEmitter<? super T> em) {
+            super(client, options, body, what);
+            this.em = em;
+        }
+
+        /** The whole answer, whatever its status. */
+        abstract void onAnswer(int status, String text);
+
+        @Override
+        final void onResponse(HttpClientResponse response) {
+            response.body().onComplete(ar -> {
+                if (ar.failed()) {
+                    fail(ar.cause(), em::fail);
+                    return;
+                }
+                onAnswer(response.statusCode(), ar.result().toString());
+            });
+        }
+
+        @Override
+        final void onFailure(Throwable failure) {
+            em.fail(failure);
+        }
     }
 
     /** One streamed exchange: decodes SSE and forwards each event, watching for the end marker. */
@@ -220,7 +230,7 @@ public final class EngineHttpClient implements AutoCloseable {
 
         abstract void onFailure(Throwable failure);
 
-        final void start(java.util.function.Consumer<Runnable> onTermination) {
+        final void start(Consumer<Runnable> onTermination) {
             onTermination.accept(this::terminated);
             client.request(options).onComplete(ar -> {
                 if (ar.failed()) {
@@ -295,7 +305,7 @@ public final class EngineHttpClient implements AutoCloseable {
             signal.run();
         }
 
-        final void fail(Throwable failure, java.util.function.Consumer<Throwable> signal) {
+        final void fail(Throwable failure, Consumer<Throwable> signal) {
             boolean wasSent;
             boolean wasAnswered;
             synchronized (this) {

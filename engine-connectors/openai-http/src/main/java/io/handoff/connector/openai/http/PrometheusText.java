@@ -48,4 +48,14 @@ public final class PrometheusText {
     public Optional<Double> sum(String metric) {
         return Optional.ofNullable(sums.get(metric));
     }
+
+    /**
+     * The sums of several metrics under names of the caller's ({@code running_requests} for an engine's own metric
+     * name), for those the exposition had.
+     */
+    public Map<String, Double> sums(Map<String, String> metricsByName) {
+        Map<String, Double> named = new HashMap<>();
+        metricsByName.forEach((name, metric) -> sum(metric).ifPresent(v -> named.put(name, v)));
+        return named;
+    }
 }

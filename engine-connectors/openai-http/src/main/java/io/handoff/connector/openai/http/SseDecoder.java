@@ -2,6 +2,7 @@ package io.handoff.connector.openai.http;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -85,7 +86,7 @@ public final class SseDecoder {
             System.arraycopy(bytes, 0, all, pending.length, bytes.length);
         }
         int complete = completeUtf8Length(all);
-        pending = java.util.Arrays.copyOfRange(all, complete, all.length);
+        pending = Arrays.copyOfRange(all, complete, all.length);
         return new String(all, 0, complete, StandardCharsets.UTF_8);
     }
 

@@ -5,8 +5,11 @@ import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.CandidateTokenSelection;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GuidedDecoding;
+import io.handoff.openengine.v1.ResponseOptions;
 import io.handoff.openengine.v1.SamplingParams;
 import io.handoff.openengine.v1.StopCondition;
 import io.handoff.openengine.v1.StoppingOptions;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CompletionBodyBuilderTest {
 
@@ -37,8 +41,7 @@ class CompletionBodyBuilderTest {
     }
 
     static void assertEquivalent(JsonNode expected, JsonNode actual) {
-        org.junit.jupiter.api.Assertions.assertTrue(Json.equivalent(expected, actual),
-                "expected " + expected + " but was " + actual);
+        assertTrue(Json.equivalent(expected, actual), "expected " + expected + " but was " + actual);
     }
 
     @Test
@@ -54,8 +57,8 @@ class CompletionBodyBuilderTest {
         GenerateRequest r = GenerateRequest.newBuilder()
                 .setSampling(SamplingParams.newBuilder().setTemperature(0))
                 .setStopping(StoppingOptions.newBuilder().setMaxTokens(9))
-                .setResponse(io.handoff.openengine.v1.ResponseOptions.newBuilder().setReturnOutputLogprobs(true)
-                        .setOutputCandidates(io.handoff.openengine.v1.CandidateTokenSelection.newBuilder().setTopN(3)))
+                .setResponse(ResponseOptions.newBuilder().setReturnOutputLogprobs(true)
+                        .setOutputCandidates(CandidateTokenSelection.newBuilder().setTopN(3)))
                 .setExtra(ChatRequestsTest.chat("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
                         + "\"chat_template_kwargs\":{\"enable_thinking\":false}}"))
                 .build();
@@ -64,7 +67,7 @@ class CompletionBodyBuilderTest {
                 {"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":0.0,"max_tokens":9,
                  "logprobs":true,"top_logprobs":3,"chat_template_kwargs":{"enable_thinking":false}}"""),
                 builder.build(r, "m"));
-        GenerateRequest sampledOnly = r.toBuilder().setResponse(io.handoff.openengine.v1.ResponseOptions.newBuilder()
+        GenerateRequest sampledOnly = r.toBuilder().setResponse(ResponseOptions.newBuilder()
                 .setReturnOutputLogprobs(true)).build();
         assertEquals(Json.parse("true"), builder.build(sampledOnly, "m").get("logprobs"));
         assertEquals(null, builder.build(sampledOnly, "m").get("top_logprobs"));
@@ -74,7 +77,7 @@ class CompletionBodyBuilderTest {
     void aRequestWithNeitherPromptNorMessagesIsRefused() {
         EngineException e = assertThrows(EngineException.class,
                 () -> builder.build(GenerateRequest.newBuilder().setModel("m").build(), "m"));
-        assertEquals(io.handoff.openengine.v1.ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
+        assertEquals(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
         assertEquals(ChatRequests.COMPLETIONS_PATH, ChatRequests.path(GenerateRequest.newBuilder().setPrompt("p")
                 .build()));
     }

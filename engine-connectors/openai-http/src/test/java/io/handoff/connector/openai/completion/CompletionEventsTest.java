@@ -2,6 +2,7 @@ package io.handoff.connector.openai.completion;
 
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.EngineException;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateResponse;
 import org.junit.jupiter.api.Test;
@@ -140,7 +141,7 @@ class CompletionEventsTest {
         EngineException e = assertThrows(EngineException.class, () -> mapper.accept(Json.parse(
                 "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\","
                         + "\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}")));
-        assertEquals(io.handoff.openengine.v1.ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
+        assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, e.code());
         assertTrue(e.sentToEngine());
         assertFalse(e.retryable());
     }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,8 +19,8 @@ class SseDecoderTest {
         byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
         for (int split = 1; split < bytes.length; split++) {
             SseDecoder decoder = new SseDecoder();
-            List<String> events = new ArrayList<>(decoder.feed(java.util.Arrays.copyOfRange(bytes, 0, split)));
-            events.addAll(decoder.feed(java.util.Arrays.copyOfRange(bytes, split, bytes.length)));
+            List<String> events = new ArrayList<>(decoder.feed(Arrays.copyOfRange(bytes, 0, split)));
+            events.addAll(decoder.feed(Arrays.copyOfRange(bytes, split, bytes.length)));
             assertEquals(List.of("{\"a\":1}", "{\"b\":\"é\"}", "[DONE]"), events, "split at " + split);
             assertFalse(decoder.hasPartialEvent());
         }

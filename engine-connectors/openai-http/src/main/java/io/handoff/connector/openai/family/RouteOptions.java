@@ -1,0 +1,66 @@
+package io.handoff.connector.openai.family;
+
+import io.handoff.connector.openai.http.ClientSettings;
+import io.handoff.connector.spi.ConnectorConfig;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A route's options as a family reads them, each failure naming the route and the option, so that a deployment stops
+ * at start with a message that says what to fix rather than running with a default the operator did not mean.
+ */
+public final class RouteOptions {
+
+    private RouteOptions() {
+    }
+
+    /** Refuses an option the family does not know: a misspelt name would otherwise leave its default in force. */
+    public static void requireKnown(ConnectorConfig config, String family, Set<String> known) {
+        for (String name : config.options().keySet()) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("route " + config.route() + ": unknown " + family + " option '"
+                        + name + "' (known: " + String.join(", ", new TreeSet<>(known)) + ")");
+            }
+        }
+    }
+
+    /** The option as a whole number above 0, or {@code fallback} when the route does not set it. */
+    public static long positive(ConnectorConfig config, String name, long fallback) {
+        long value = nonNegative(config, name, fallback);
+        if (value == 0) {
+            throw new IllegalArgumentException("route " + config.route() + ": " + name + " must be above 0");
+        }
+        return value;
+    }
+
+    /** The option as a whole number of 0 or more, or {@code fallback} when the route does not set it. */
+    public static long nonNegative(ConnectorConfig config, String name, long fallback) {
+        String raw = config.options().get(name);
+        if (raw == null) {
+            return fallback;
+        }
+        try {
+            long value = Long.parseLong(raw.trim());
+            if (value < 0) {
+                throw new NumberFormatException();
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("route " + config.route() + ": " + name
+                    + " must be a whole number >= 0, not '" + raw + "'");
+        }
+    }
+
+    /**
+     * The engine client of the route: {@code connect-timeout-ms} (default 5000) and {@code idle-timeout-seconds}
+     * (default 300: the longest silence on a leg), with room for 1024 connections per endpoint.
+     */
+    public static ClientSettings client(ConnectorConfig config) {
+        return new ClientSettings(
+                Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)),
+                Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)),
+                1024);
+    }
+}
