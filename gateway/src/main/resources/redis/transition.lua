@@ -1,9 +1,11 @@
 -- One compare-and-set on (state, epoch). Entering a terminal state starts the tombstone and, when asked,
--- claims the open cleanup obligations for the calling replica.
+-- claims the open cleanup obligations for the calling replica. A move that passes through a state on its way (READY
+-- on the way to ATTACHED) is checked against the sources of that first step and grows the epoch by two.
 -- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts  KEYS[4] bucket engine-held index
--- ARGV[1] session id  ARGV[2] tenant or ''  ARGV[3] expected epoch or ''  ARGV[4] legal sources as ',A,B,'
+-- ARGV[1] session id  ARGV[2] tenant or ''  ARGV[3] expected epoch or ''  ARGV[4] legal sources of the first step as ',A,B,'
 -- ARGV[5] target  ARGV[6] '1' if target is terminal  ARGV[7] reason  ARGV[8] now ms  ARGV[9] retention ms
--- ARGV[10] claim ttl ms or '' for no claim  ARGV[11..] settled obligations as pairs: id, obligation json
+-- ARGV[10] claim ttl ms or '' for no claim  ARGV[11] steps (1, or 2 through a state)
+-- ARGV[12..] settled obligations as pairs: id, obligation json
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {'NOT_FOUND'}
 end
@@ -20,14 +22,15 @@ if not string.find(ARGV[4], ',' .. h[2] .. ',', 1, true) then
 end
 local now = tonumber(ARGV[8])
 local pending = tonumber(h[4] or '0') or 0
-if #ARGV > 10 then
-  for i = 11, #ARGV, 2 do
+if #ARGV > 11 then
+  for i = 12, #ARGV, 2 do
     redis.call('HSET', KEYS[1], 'o:' .. ARGV[i], ARGV[i + 1])
   end
   pending = count_pending(KEYS[1])
   redis.call('HSET', KEYS[1], 'pending', pending)
 end
-redis.call('HSET', KEYS[1], 'state', ARGV[5], 'epoch', string.format('%d', epoch + 1), 'updated', ARGV[8])
+redis.call('HSET', KEYS[1], 'state', ARGV[5], 'epoch', string.format('%d', epoch + tonumber(ARGV[11])),
+  'updated', ARGV[8])
 redis.call('HINCRBY', KEYS[3], h[2], -1)
 redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
 local token = 0

@@ -119,7 +119,8 @@ final class BareTransitionScript implements AutoCloseable {
                 "",
                 Long.toString(System.currentTimeMillis()),
                 RETENTION_MS,
-                "");
+                "",
+                "1");
         Request request = evalsha(transitionSha, sessionKeys(id), args);
         long start = System.nanoTime();
         Response reply = await(redis.send(request));

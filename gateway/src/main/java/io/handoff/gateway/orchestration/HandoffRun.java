@@ -139,11 +139,13 @@ public final class HandoffRun implements RunningRequest {
         };
     }
 
-    /** Context-first: the prefill parks its KV, the session becomes READY, the decode attaches and pulls the KV. */
+    /**
+     * Context-first: the prefill parks its KV; in one write the producer's hold is recorded, the session passes
+     * READY and the decode attaches (ATTACHED); the decode pulls the KV.
+     */
     private Multi<GenerateResponse> contextFirst() {
         return prefill().onItem().transformToMulti(result -> result instanceof PrefillResult.Ready ready
-                ? parked(ready, "the prefill parked its KV")
-                        .chain(() -> attach("the decode attaches"))
+                ? parked(ready, SessionState.ATTACHED, "the prefill parked its KV and the decode attaches")
                         .onItem().transformToMulti(x -> decode(1))
                 : finishedInPrefill((PrefillResult.Finished) result));
     }
@@ -153,7 +155,7 @@ public final class HandoffRun implements RunningRequest {
         if (result instanceof PrefillResult.Finished finished) {
             return finishedInPrefill(finished);
         }
-        return parked((PrefillResult.Ready) result, "the participant's prefill parked its KV")
+        return parked((PrefillResult.Ready) result, SessionState.READY, "the participant's prefill parked its KV")
                 .onItem().transformToMulti(x -> Multi.createFrom().item(GenerateResponse.newBuilder()
                         .setPrefillReady(PrefillReady.newBuilder().setKvSession(
                                 ParticipantRef.issue(sessionId(), epoch, route, handoff)))
@@ -178,10 +180,16 @@ public final class HandoffRun implements RunningRequest {
                 .onItem().transformToMulti(x -> Multi.createFrom().iterable(finished.events()));
     }
 
-    /** The producer parked its KV: what it holds is recorded before the session says READY. */
-    private Uni<Void> parked(PrefillResult.Ready ready, String why) {
+    /**
+     * The producer parked its KV: the session passes READY (and goes on to {@code target}) in the one write that
+     * records what the producer holds, so that no replica ever sees it READY without the hold it must discharge.
+     */
+    private Uni<Void> parked(PrefillResult.Ready ready, SessionState target, String why) {
         handoff = ready.handoff();
-        return recordHeld(ready.held()).chain(() -> move(SessionState.READY, why));
+        ledger.note(ready.held());
+        List<CleanupObligation> holds = ledger.unwritten();
+        SessionState via = target == SessionState.READY ? null : SessionState.READY;
+        return move(via, target, why, holds).invoke(() -> ledger.written(holds));
     }
 
     private Uni<Void> attach(String why) {
@@ -345,7 +353,12 @@ public final class HandoffRun implements RunningRequest {
      * moves to, and the end waits for it.
      */
     private Uni<Void> move(SessionState target, String reason) {
-        Uni<Void> moving = Uni.createFrom().deferred(() -> moveNow(target, reason)).memoize().indefinitely();
+        return move(null, target, reason, List.of());
+    }
+
+    private Uni<Void> move(SessionState via, SessionState target, String reason, List<CleanupObligation> holds) {
+        Uni<Void> moving = Uni.createFrom().deferred(() -> moveNow(via, target, reason, holds)).memoize()
+                .indefinitely();
         synchronized (this) {
             if (ending.get() != null) {
                 return Uni.createFrom().failure(EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED,
@@ -356,10 +369,13 @@ public final class HandoffRun implements RunningRequest {
         return moving;
     }
 
-    private Uni<Void> moveNow(SessionState target, String reason) {
-        return sessions.transition(tenant(), sessionId(), target, reason, OptionalLong.of(epoch))
+    private Uni<Void> moveNow(SessionState via, SessionState target, String reason, List<CleanupObligation> holds) {
+        return sessions.advance(tenant(), sessionId(), via, target, reason, OptionalLong.of(epoch), holds)
                 .invoke(t -> {
                     epoch = t.session().epoch();
+                    if (via != null) {
+                        trace.session(t.session(), via, epoch - 1, handoff.prefill(), handoff.decode());
+                    }
                     trace.session(t.session(), handoff.prefill(), handoff.decode());
                 })
                 .onFailure().transform(f -> {

@@ -70,6 +70,16 @@ final class HeldLedger {
         late.forEach(o -> write(o).subscribe().with(x -> { }, f -> { }));
     }
 
+    /** The noted holds the store does not have yet, to be written with the session's next move. */
+    synchronized List<CleanupObligation> unwritten() {
+        return entries.values().stream().filter(e -> !e.written).map(Entry::obligation).toList();
+    }
+
+    /** A move of the session wrote these holds with it. */
+    void written(List<CleanupObligation> holds) {
+        holds.forEach(this::markWritten);
+    }
+
     /** The consumer's decode produced output: it has pulled the KV. */
     void pulled() {
         pulled = true;

@@ -172,8 +172,23 @@ public class SessionService {
         if (target.isTerminal()) {
             return end(tenant, sessionId, target, reason, expectedEpoch, List.of());
         }
+        return advance(tenant, sessionId, null, target, reason, expectedEpoch, List.of());
+    }
+
+    /**
+     * One fenced move of a live session to a live {@code target}, through {@code via} on the way when it is not null,
+     * writing {@code held} (what engines now hold for it) in the same step: the prefill parked its KV (READY, with
+     * the producer's hold recorded) and the decode attaches at once (ATTACHED), in one write instead of three.
+     */
+    public Uni<Transitioned> advance(String tenant, String sessionId, SessionState via, SessionState target,
+            String reason, OptionalLong expectedEpoch, List<CleanupObligation> held) {
         return store.transition(new TransitionCommand(sessionId, tenant, target, expectedEpoch, reason,
-                clock.instant(), null, claimTtl, List.of())).invoke(t -> metrics.transitioned(target));
+                clock.instant(), null, claimTtl, held, via)).invoke(t -> {
+                    if (via != null) {
+                        metrics.transitioned(via);
+                    }
+                    metrics.transitioned(target);
+                });
     }
 
     /**

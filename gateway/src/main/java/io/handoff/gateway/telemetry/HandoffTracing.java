@@ -2,6 +2,7 @@ package io.handoff.gateway.telemetry;
 
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionState;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -133,7 +134,7 @@ public final class HandoffTracing {
                     .setAllAttributes(sessionAttributes(session).build())
                     .startSpan();
             if (expired) {
-                span.addEvent(eventName(session), sessionAttributes(session).build());
+                span.addEvent(eventName(session.state()), sessionAttributes(session).build());
             }
             return Uni.createFrom().deferred(() -> action.apply(Context.root().with(span)))
                     .onTermination().invoke((item, failure, cancelled) -> {
@@ -218,8 +219,8 @@ public final class HandoffTracing {
         return origin.isValid() ? builder.addLink(origin) : builder;
     }
 
-    static String eventName(Session session) {
-        return "session." + session.state().name().toLowerCase(Locale.ROOT);
+    static String eventName(SessionState state) {
+        return "session." + state.name().toLowerCase(Locale.ROOT);
     }
 
     static AttributesBuilder sessionAttributes(Session session) {

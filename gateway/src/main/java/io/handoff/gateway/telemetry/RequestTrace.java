@@ -3,6 +3,7 @@ package io.handoff.gateway.telemetry;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineException;
 import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionState;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -69,15 +70,24 @@ public final class RequestTrace {
      * epoch, style, disposition, route, the route's engine family and the endpoints of both legs.
      */
     public void session(Session session, Endpoint prefill, Endpoint decode) {
+        session(session, session.state(), session.epoch(), prefill, decode);
+    }
+
+    /**
+     * The session passed through {@code state} at {@code epoch} on its way to the state it is in now (a move of two
+     * steps in one write): the event of that step, as if it had been written alone.
+     */
+    public void session(Session session, SessionState state, long epoch, Endpoint prefill, Endpoint decode) {
         span.setAttribute(HandoffTracing.SESSION_ID, session.id());
-        AttributesBuilder b = HandoffTracing.sessionAttributes(session).put(HandoffTracing.FAMILY, family);
+        AttributesBuilder b = HandoffTracing.sessionAttributes(session).put(HandoffTracing.FAMILY, family)
+                .put(HandoffTracing.SESSION_STATE, state.name()).put(HandoffTracing.SESSION_EPOCH, epoch);
         if (prefill != null) {
             b.put(HandoffTracing.PREFILL_ENDPOINT, prefill.name());
         }
         if (decode != null) {
             b.put(HandoffTracing.DECODE_ENDPOINT, decode.name());
         }
-        span.addEvent(HandoffTracing.eventName(session), b.build());
+        span.addEvent(HandoffTracing.eventName(state), b.build());
     }
 
     /**

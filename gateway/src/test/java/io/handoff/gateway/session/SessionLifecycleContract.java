@@ -738,6 +738,32 @@ public abstract class SessionLifecycleContract {
         assertEquals(SessionState.ALLOCATED, reload(s.id()).state());
     }
 
+    /**
+     * A parked prefill and an attaching decode in one write: the hold recorded, the session through READY to
+     * ATTACHED, the epoch up by two, fenced like any move; a first step the state does not allow writes nothing.
+     */
+    @Test
+    void aMoveThroughReadyToAttachedWritesTheHoldAndBothSteps() {
+        Session s = allocate("t1", "k1");
+        CleanupObligation parked = CleanupObligation.pending("prefill@p-0", "sim", "p-0", "parked-prefill-kv",
+                Map.of(), clock.instant().plus(Duration.ofMinutes(8)), false);
+        refused(SessionFailure.STALE_EPOCH, () -> service.advance("t1", s.id(), SessionState.READY,
+                SessionState.ATTACHED, "parked and attached", OptionalLong.of(s.epoch() + 1), List.of(parked)));
+        assertTrue(reload(s.id()).obligations().isEmpty(), "a refused move writes no hold");
+
+        Session attached = join(service.advance("t1", s.id(), SessionState.READY, SessionState.ATTACHED,
+                "parked and attached", OptionalLong.of(s.epoch()), List.of(parked))).session();
+        assertEquals(SessionState.ATTACHED, attached.state());
+        assertEquals(s.epoch() + 2, attached.epoch());
+        assertEquals(List.of(parked.id()), reload(s.id()).pendingObligations().stream().map(CleanupObligation::id)
+                .toList());
+        assertEquals(1L, join(store.countByState()).get(SessionState.ATTACHED));
+
+        refused(SessionFailure.ILLEGAL_TRANSITION, () -> service.advance("t1", s.id(), SessionState.READY,
+                SessionState.ATTACHED, "again", OptionalLong.empty(), List.of()));
+        assertEquals(s.epoch() + 2, reload(s.id()).epoch());
+    }
+
     @Test
     void statesAreCountedAcrossTheStore() {
         Session a = allocate("t1", "k1");

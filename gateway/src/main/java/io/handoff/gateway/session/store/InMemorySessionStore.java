@@ -164,14 +164,17 @@ public final class InMemorySessionStore implements SessionStore {
             Entry entry = owned(c.tenant(), c.sessionId());
             Session s = entry.session;
             checkEpoch(entry, c.expectedEpoch());
-            if (!SessionTransitions.isLegal(s.state(), c.target())) {
+            if (!SessionTransitions.isLegal(s.state(), c.firstStep())) {
                 throw new SessionException(s.isTerminal() ? SessionFailure.NOT_LIVE : SessionFailure.ILLEGAL_TRANSITION,
-                        "cannot move a " + s.state() + " session to " + c.target(), s);
+                        "cannot move a " + s.state() + " session to " + c.firstStep(), s);
             }
             if (!c.settled().isEmpty()) {
                 write(entry, copy(s, s.state(), s.epoch(), c.now(), s.lease(), s.leaseExpiresAt(), s.renewals(),
                         s.terminalReason(), s.terminalAt(), s.tombstoneExpiresAt(),
                         replacing(s.obligations(), c.settled())));
+            }
+            if (c.via() != null) {
+                moveLocked(entry, c.via(), c.reason(), c.now(), null, c.claimTtl());
             }
             return moveLocked(entry, c.target(), c.reason(), c.now(), c.claimant(), c.claimTtl());
         });

@@ -169,7 +169,7 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Transitioned> transition(TransitionCommand c) {
-        String sources = SessionTransitions.sourcesOf(c.target()).stream().map(Enum::name)
+        String sources = SessionTransitions.sourcesOf(c.firstStep()).stream().map(Enum::name)
                 .collect(Collectors.joining(",", ",", ","));
         boolean terminal = c.target().isTerminal();
         List<String> args = new ArrayList<>(List.of(
@@ -182,7 +182,8 @@ public final class RedisSessionStore implements SessionStore {
                 c.reason() == null ? "" : c.reason(),
                 SessionCodec.millis(c.now()),
                 Long.toString(settings.tombstoneRetention().toMillis()),
-                c.claimant() == null ? "" : Long.toString(c.claimTtl().toMillis())));
+                c.claimant() == null ? "" : Long.toString(c.claimTtl().toMillis()),
+                Integer.toString(c.steps())));
         for (CleanupObligation settled : c.settled()) {
             args.add(settled.id());
             args.add(SessionCodec.encodeObligation(settled));
@@ -191,7 +192,7 @@ public final class RedisSessionStore implements SessionStore {
                 .flatMap(reply -> {
                     String outcome = reply.get(0).toString();
                     if (!"OK".equals(outcome)) {
-                        return Uni.createFrom().failure(refusal(outcome, reply, c.expectedEpoch(), c.target()));
+                        return Uni.createFrom().failure(refusal(outcome, reply, c.expectedEpoch(), c.firstStep()));
                     }
                     Session moved = SessionCodec.fromFields(fields(reply.get(2)));
                     Transitioned result = new Transitioned(moved, claimOf(reply.get(1).toLong(), moved));

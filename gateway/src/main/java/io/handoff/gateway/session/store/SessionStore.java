@@ -5,6 +5,7 @@ import io.handoff.gateway.session.NewSession;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.SessionTransitions;
 import io.smallrye.mutiny.Uni;
 
 import java.time.Duration;
@@ -48,7 +49,10 @@ public interface SessionStore {
     Uni<Session> renew(String tenant, String sessionId, Duration lease, Instant newExpiry, OptionalLong expectedEpoch,
             Instant now);
 
-    /** One compare-and-set on (state, epoch); the epoch grows by one. */
+    /**
+     * One compare-and-set on (state, epoch); the epoch grows by one, or by two when the command passes
+     * {@link TransitionCommand#via() through} a state on its way.
+     */
     Uni<Transitioned> transition(TransitionCommand command);
 
     /** Records what an engine holds for the session; open obligations of a terminal session become due at once. */
@@ -114,12 +118,33 @@ public interface SessionStore {
      * @param claimant       when non-null and the target is terminal, open obligations are claimed for it
      * @param settled        obligations written (replacing those of the same id) in the same atomic step, before the
      *                       open ones are counted and claimed: e.g. a parked KV the decode pulled, now discharged
+     * @param via            null, or a live state the session passes through in the same step (READY on the way to
+     *                       ATTACHED: the prefill parked, the decode attaches at once); both moves must be legal
      */
     record TransitionCommand(String sessionId, String tenant, SessionState target, OptionalLong expectedEpoch,
-            String reason, Instant now, String claimant, Duration claimTtl, List<CleanupObligation> settled) {
+            String reason, Instant now, String claimant, Duration claimTtl, List<CleanupObligation> settled,
+            SessionState via) {
 
         public TransitionCommand {
             settled = settled == null ? List.of() : List.copyOf(settled);
+            if (via != null && (via.isTerminal() || !SessionTransitions.isLegal(via, target))) {
+                throw new IllegalArgumentException("no move from " + via + " to " + target);
+            }
+        }
+
+        public TransitionCommand(String sessionId, String tenant, SessionState target, OptionalLong expectedEpoch,
+                String reason, Instant now, String claimant, Duration claimTtl, List<CleanupObligation> settled) {
+            this(sessionId, tenant, target, expectedEpoch, reason, now, claimant, claimTtl, settled, null);
+        }
+
+        /** The state whose legal sources the session's state must be among: the first of the moves. */
+        public SessionState firstStep() {
+            return via != null ? via : target;
+        }
+
+        /** How much the epoch grows. */
+        public int steps() {
+            return via != null ? 2 : 1;
         }
     }
 
