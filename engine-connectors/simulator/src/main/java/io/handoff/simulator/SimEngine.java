@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * The common engine: a Vert.x verticle (so all its state lives on one event loop) with an HTTP server for the native
@@ -312,6 +313,12 @@ public abstract class SimEngine extends AbstractVerticle {
     /** How many holds of this kind ({@code parked}, {@code prefill}, ...) the engine has now. */
     public long holdsOfKind(String kind) {
         return onContext(() -> holds.all().stream().filter(h -> kind.equals(h.kind())).count());
+    }
+
+    /** The native keys of the holds of this kind the engine has now: which requests' KV it pins. */
+    public Set<String> holdKeysOfKind(String kind) {
+        return onContext(() -> holds.all().stream().filter(h -> kind.equals(h.kind())).map(KvHold::key)
+            .collect(Collectors.toSet()));
     }
 
     /** One numeric field of {@link #stats()}. */
