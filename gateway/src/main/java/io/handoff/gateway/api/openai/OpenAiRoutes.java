@@ -123,15 +123,27 @@ public class OpenAiRoutes {
     }
 
     /**
-     * Writes each event as it comes, asking for the next only once the last was handed to the connection. Headers
-     * go out with the first event, so a refusal before acceptance is still an HTTP status.
+     * Writes the events as server-sent events. Events that arrive in one turn of the event loop (an engine's network
+     * read often carries several tokens) go out in one write; the next batch is asked for only once that write was
+     * handed to the connection, so a slow client slows the stream instead of filling memory. Headers go out with the
+     * first write, so a refusal before acceptance is still an HTTP status.
      */
     private static final class SseWriter implements Flow.Subscriber<GenerateResponse> {
+        /** Events asked for at once: enough for the tokens of one engine read, few enough to bound the buffer. */
+        private static final int BATCH = 32;
+
         private final RoutingContext ctx;
         private final Answers answers;
         private final boolean includeUsage;
         private Flow.Subscription subscription;
         private boolean started;
+        /**
+         * Frames waiting for the next write, and how many events they came from. Guarded by this: the events of one
+         * stream may come from more than one thread (the legs' connections).
+         */
+        private Buffer pending;
+        private int pendingEvents;
+        private boolean flushScheduled;
 
         SseWriter(RoutingContext ctx, Answers answers, boolean includeUsage) {
             this.ctx = ctx;
@@ -143,33 +155,56 @@ public class OpenAiRoutes {
         public void onSubscribe(Flow.Subscription s) {
             subscription = s;
             ctx.response().closeHandler(v -> s.cancel());
-            s.request(1);
+            s.request(BATCH);
         }
 
         @Override
-        public void onNext(GenerateResponse event) {
+        public synchronized void onNext(GenerateResponse event) {
+            if (ctx.response().closed()) {
+                subscription.cancel();
+                return;
+            }
+            if (pending == null) {
+                pending = Buffer.buffer(256);
+            }
+            pendingEvents++;
+            if (event.hasError()) {
+                var e = event.getError();
+                frame(pending, OpenAiJson.write(OpenAiFailure.body(e.getMessage(), "engine_error",
+                        e.getCode().name(), null)));
+            }
+            for (ObjectNode chunk : answers.chunks(event, includeUsage)) {
+                frame(pending, OpenAiJson.write(chunk));
+            }
+            if (!flushScheduled) {
+                flushScheduled = true;
+                ctx.vertx().runOnContext(v -> flush());
+            }
+        }
+
+        /** Writes what the events of this turn made, then asks for as many events as it wrote. */
+        private synchronized void flush() {
+            flushScheduled = false;
+            int events = pendingEvents;
+            Buffer frames = pending;
+            pending = null;
+            pendingEvents = 0;
+            if (events == 0 || frames == null) {
+                return;
+            }
             HttpServerResponse response = ctx.response();
             if (response.closed()) {
                 subscription.cancel();
                 return;
             }
-            start();
-            StringBuilder frames = new StringBuilder();
-            if (event.hasError()) {
-                var e = event.getError();
-                frames.append(frame(OpenAiJson.write(OpenAiFailure.body(e.getMessage(), "engine_error", e.getCode().name(),
-                        null))));
-            }
-            for (ObjectNode chunk : answers.chunks(event, includeUsage)) {
-                frames.append(frame(OpenAiJson.write(chunk)));
-            }
             if (frames.length() == 0) {
-                subscription.request(1);
+                subscription.request(events);
                 return;
             }
-            response.write(Buffer.buffer(frames.toString())).onComplete(done -> {
+            start();
+            response.write(frames).onComplete(done -> {
                 if (done.succeeded()) {
-                    subscription.request(1);
+                    subscription.request(events);
                 } else {
                     subscription.cancel();
                 }
@@ -177,22 +212,32 @@ public class OpenAiRoutes {
         }
 
         @Override
-        public void onError(Throwable failure) {
-            if (!started) {
+        public synchronized void onError(Throwable failure) {
+            pendingEvents = 0;
+            if (!started && pending == null) {
                 fail(ctx, failure);
             } else if (!ctx.response().closed()) {
-                ctx.response().end(frame(OpenAiJson.write(OpenAiFailure.body(String.valueOf(failure.getMessage()),
-                        "internal_error", "ERROR_CODE_INTERNAL", null))) + frame("[DONE]"));
+                Buffer last = pending == null ? Buffer.buffer() : pending;
+                pending = null;
+                frame(last, OpenAiJson.write(OpenAiFailure.body(String.valueOf(failure.getMessage()),
+                        "internal_error", "ERROR_CODE_INTERNAL", null)));
+                frame(last, "[DONE]");
+                start();
+                ctx.response().end(last);
             }
         }
 
         @Override
-        public void onComplete() {
+        public synchronized void onComplete() {
+            pendingEvents = 0;
             if (ctx.response().closed()) {
                 return;
             }
+            Buffer last = pending == null ? Buffer.buffer() : pending;
+            pending = null;
+            frame(last, "[DONE]");
             start();
-            ctx.response().end(frame("[DONE]"));
+            ctx.response().end(last);
         }
 
         private void start() {
@@ -204,8 +249,8 @@ public class OpenAiRoutes {
             }
         }
 
-        private static String frame(String data) {
-            return "data: " + data + "\n\n";
+        private static void frame(Buffer out, String data) {
+            out.appendString("data: ").appendString(data).appendString("\n\n");
         }
     }
 

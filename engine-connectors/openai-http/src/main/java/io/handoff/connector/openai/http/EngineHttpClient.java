@@ -169,12 +169,12 @@ public final class EngineHttpClient implements AutoCloseable {
         }
 
         private void onBytes(Buffer buffer) {
-            List<String> events = decoder.feed(buffer.getBytes());
-            for (String payload : events) {
+            List<byte[]> events = decoder.feed(buffer.getBytes());
+            for (byte[] payload : events) {
                 if (finished()) {
                     return;
                 }
-                if (SseDecoder.DONE.equals(payload.trim())) {
+                if (SseDecoder.isDone(payload)) {
                     succeed(em::complete);
                     return;
                 }

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
 /**
  * The one JSON codec of the OpenAI-compatible connectors. Floats are read as {@link java.math.BigDecimal} and large
  * integers as {@link java.math.BigInteger} so that what an engine sent can be given back to another engine with the
@@ -33,6 +36,15 @@ public final class Json {
             return MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("not JSON: " + abbreviate(text), e);
+        }
+    }
+
+    /** Parses UTF-8 JSON bytes, as {@link #parse(String)} does text. */
+    public static JsonNode parse(byte[] utf8) {
+        try {
+            return MAPPER.readTree(utf8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + abbreviate(new String(utf8, StandardCharsets.UTF_8)), e);
         }
     }
 

@@ -7,100 +7,123 @@ import java.util.List;
 
 /**
  * Incremental Server-Sent Events decoder: feed it the bytes of a stream in whatever chunks the network delivers,
- * get back the {@code data} payload of each complete event. Lines may end with LF, CRLF or CR; several
- * {@code data:} lines of one event are joined with LF; comments ({@code :...}) and other fields are skipped, as the
- * SSE specification says. Not thread-safe: one decoder per stream.
+ * get back the {@code data} payload of each complete event, as UTF-8 bytes ready for a JSON parser. Lines may end
+ * with LF, CRLF or CR; several {@code data:} lines of one event are joined with LF; comments ({@code :...}) and other
+ * fields are skipped, as the SSE specification says. It works on bytes throughout: the line breaks and the field
+ * names are ASCII, so a multi-byte character split across network chunks is simply carried over, never decoded
+ * here. Not thread-safe: one decoder per stream.
  */
 public final class SseDecoder {
 
     /** The payload OpenAI-compatible servers send as the last event of a stream. */
     public static final String DONE = "[DONE]";
 
-    private final StringBuilder line = new StringBuilder();
-    private final StringBuilder data = new StringBuilder();
+    private static final byte[] DATA = "data".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DONE_BYTES = DONE.getBytes(StandardCharsets.US_ASCII);
+
+    private byte[] line = new byte[256];
+    private int lineLength;
+    private byte[] data = new byte[256];
+    private int dataLength;
     private boolean hasData;
     private boolean lastWasCr;
-    // bytes of a UTF-8 character split across network chunks wait here
-    private byte[] pending = new byte[0];
 
     /** Decodes the next chunk of the stream and returns the payloads of the events it completed. */
-    public List<String> feed(byte[] bytes) {
-        List<String> events = new ArrayList<>();
-        String text = decodeUtf8(bytes);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\n' && lastWasCr) {
-                lastWasCr = false;
+    public List<byte[]> feed(byte[] bytes) {
+        List<byte[]> events = new ArrayList<>(2);
+        int start = 0;
+        for (int i = 0; i < bytes.length; i++) {
+            byte b = bytes[i];
+            if (b != '\n' && b != '\r') {
                 continue;
             }
-            lastWasCr = c == '\r';
-            if (c == '\n' || c == '\r') {
-                endLine(events);
-            } else {
-                line.append(c);
+            boolean crlfTail = b == '\n' && lastWasCr && i == start && lineLength == 0;
+            lastWasCr = b == '\r';
+            if (crlfTail) {
+                start = i + 1;
+                continue;
             }
+            appendLine(bytes, start, i - start);
+            endLine(events);
+            start = i + 1;
+        }
+        if (start < bytes.length) {
+            lastWasCr = false;
+            appendLine(bytes, start, bytes.length - start);
         }
         return events;
     }
 
-    /** Whether bytes of an unfinished event are buffered (a stream that ends here was cut mid-event). */
-    public boolean hasPartialEvent() {
-        return line.length() > 0 || hasData || pending.length > 0;
+    /** Whether the payload is the end marker {@value #DONE} (surrounding whitespace aside). */
+    public static boolean isDone(byte[] payload) {
+        int from = 0;
+        int to = payload.length;
+        while (from < to && payload[from] <= ' ') {
+            from++;
+        }
+        while (to > from && payload[to - 1] <= ' ') {
+            to--;
+        }
+        return Arrays.equals(payload, from, to, DONE_BYTES, 0, DONE_BYTES.length);
     }
 
-    private void endLine(List<String> events) {
-        if (line.length() == 0) {
+    /** Whether bytes of an unfinished event are buffered (a stream that ends here was cut mid-event). */
+    public boolean hasPartialEvent() {
+        return lineLength > 0 || hasData;
+    }
+
+    private void endLine(List<byte[]> events) {
+        if (lineLength == 0) {
             if (hasData) {
-                events.add(data.toString());
+                events.add(Arrays.copyOf(data, dataLength));
             }
-            data.setLength(0);
+            dataLength = 0;
             hasData = false;
             return;
         }
-        String l = line.toString();
-        line.setLength(0);
-        if (l.startsWith(":")) {
+        int length = lineLength;
+        lineLength = 0;
+        if (line[0] == ':') {
             return;
         }
-        int colon = l.indexOf(':');
-        String field = colon < 0 ? l : l.substring(0, colon);
-        if (!field.equals("data")) {
+        int colon = indexOf(line, length, (byte) ':');
+        int fieldEnd = colon < 0 ? length : colon;
+        if (!Arrays.equals(line, 0, fieldEnd, DATA, 0, DATA.length)) {
             return;
         }
-        String value = colon < 0 ? "" : l.substring(colon + 1);
-        if (value.startsWith(" ")) {
-            value = value.substring(1);
+        int value = colon < 0 ? length : colon + 1;
+        if (value < length && line[value] == ' ') {
+            value++;
         }
         if (hasData) {
-            data.append('\n');
+            appendData(new byte[] {'\n'}, 0, 1);
         }
-        data.append(value);
+        appendData(line, value, length - value);
         hasData = true;
     }
 
-    private String decodeUtf8(byte[] bytes) {
-        byte[] all = bytes;
-        if (pending.length > 0) {
-            all = new byte[pending.length + bytes.length];
-            System.arraycopy(pending, 0, all, 0, pending.length);
-            System.arraycopy(bytes, 0, all, pending.length, bytes.length);
+    private void appendLine(byte[] bytes, int from, int length) {
+        if (lineLength + length > line.length) {
+            line = Arrays.copyOf(line, Math.max(line.length * 2, lineLength + length));
         }
-        int complete = completeUtf8Length(all);
-        pending = Arrays.copyOfRange(all, complete, all.length);
-        return new String(all, 0, complete, StandardCharsets.UTF_8);
+        System.arraycopy(bytes, from, line, lineLength, length);
+        lineLength += length;
     }
 
-    /** Length of the prefix that does not end inside a multi-byte UTF-8 character. */
-    private static int completeUtf8Length(byte[] b) {
-        int n = b.length;
-        for (int back = 1; back <= Math.min(3, n); back++) {
-            int v = b[n - back] & 0xFF;
-            if ((v & 0xC0) == 0x80) {
-                continue; // continuation byte: look further back for the lead byte
-            }
-            int need = v >= 0xF0 ? 4 : v >= 0xE0 ? 3 : v >= 0xC0 ? 2 : 1;
-            return need > back ? n - back : n;
+    private void appendData(byte[] bytes, int from, int length) {
+        if (dataLength + length > data.length) {
+            data = Arrays.copyOf(data, Math.max(data.length * 2, dataLength + length));
         }
-        return n;
+        System.arraycopy(bytes, from, data, dataLength, length);
+        dataLength += length;
+    }
+
+    private static int indexOf(byte[] bytes, int length, byte wanted) {
+        for (int i = 0; i < length; i++) {
+            if (bytes[i] == wanted) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -19,8 +19,8 @@ class SseDecoderTest {
         byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
         for (int split = 1; split < bytes.length; split++) {
             SseDecoder decoder = new SseDecoder();
-            List<String> events = new ArrayList<>(decoder.feed(Arrays.copyOfRange(bytes, 0, split)));
-            events.addAll(decoder.feed(Arrays.copyOfRange(bytes, split, bytes.length)));
+            List<String> events = new ArrayList<>(text(decoder.feed(Arrays.copyOfRange(bytes, 0, split))));
+            events.addAll(text(decoder.feed(Arrays.copyOfRange(bytes, split, bytes.length))));
             assertEquals(List.of("{\"a\":1}", "{\"b\":\"é\"}", "[DONE]"), events, "split at " + split);
             assertFalse(decoder.hasPartialEvent());
         }
@@ -29,7 +29,8 @@ class SseDecoderTest {
     @Test
     void multiLineDataAndOtherFields() {
         SseDecoder decoder = new SseDecoder();
-        List<String> events = decoder.feed("event: x\nid: 7\ndata: one\ndata:two\n\n".getBytes(StandardCharsets.UTF_8));
+        List<String> events = text(decoder.feed("event: x\nid: 7\ndata: one\ndata:two\n\n"
+                .getBytes(StandardCharsets.UTF_8)));
         assertEquals(List.of("one\ntwo"), events);
     }
 
@@ -38,5 +39,25 @@ class SseDecoderTest {
         SseDecoder decoder = new SseDecoder();
         assertEquals(List.of(), decoder.feed("data: {\"a\"".getBytes(StandardCharsets.UTF_8)));
         assertTrue(decoder.hasPartialEvent());
+    }
+
+    @Test
+    void crAloneAndCrLfEndLinesAlikeEvenSplitBetweenChunks() {
+        SseDecoder decoder = new SseDecoder();
+        List<String> events = new ArrayList<>(text(decoder.feed("data: a\r".getBytes(StandardCharsets.UTF_8))));
+        events.addAll(text(decoder.feed("\n\r\ndata: b\r\rdata: c\n\n".getBytes(StandardCharsets.UTF_8))));
+        assertEquals(List.of("a", "b", "c"), events);
+    }
+
+    @Test
+    void theEndMarkerIsKnownWhateverWhitespaceSurroundsIt() {
+        assertTrue(SseDecoder.isDone("[DONE]".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(SseDecoder.isDone(" [DONE] ".getBytes(StandardCharsets.UTF_8)));
+        assertFalse(SseDecoder.isDone("[DONE]x".getBytes(StandardCharsets.UTF_8)));
+        assertFalse(SseDecoder.isDone("{\"a\":1}".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static List<String> text(List<byte[]> payloads) {
+        return payloads.stream().map(p -> new String(p, StandardCharsets.UTF_8)).toList();
     }
 }
