@@ -34,53 +34,70 @@ final class EventRelay {
         this.outputs = outputs;
     }
 
-    /** The event as the client receives it, or null when it must be dropped. */
+    /**
+     * The event as the client receives it, or null when it must be dropped. An event that already follows the rules
+     * (the usual token) is passed on as it is: a copy is made only to change it.
+     */
     GenerateResponse accept(GenerateResponse event) {
         if (done) {
             return null;
         }
-        GenerateResponse.Builder b = event.toBuilder().setRequestId(requestId);
         if (event.hasUsage()) {
             usage = event.getUsage();
-            b.clearUsage();
         }
         if (event.hasError()) {
             done = true;
             errored = true;
-            return count(b.build());
+            return count(normalized(event, false));
         }
         if (event.hasPrefillReady()) {
             done = true; // terminal success of a prefill-only request
         }
-        if (event.hasToken()) {
-            int index = event.getToken().getOutputIndex();
-            if (!event.getToken().hasOutputIndex()) {
-                b.getTokenBuilder().setOutputIndex(0);
-            }
-            if (finished.get(index)) {
-                return null;
-            }
+        if (event.hasToken() && finished.get(event.getToken().getOutputIndex())) {
+            return null;
         }
+        boolean last = false;
         if (event.hasFinished()) {
             int index = event.getFinished().getOutputIndex();
-            if (!event.getFinished().hasOutputIndex()) {
-                b.getFinishedBuilder().setOutputIndex(0);
-            }
             if (finished.get(index)) {
                 return null;
             }
             finished.set(index);
             if (finished.cardinality() >= outputs) {
                 done = true;
-                if (usage != null) {
-                    b.setUsage(usage);
-                }
+                last = true;
             }
         }
         if (!event.hasToken() && !event.hasFinished() && !event.hasPrompt() && !event.hasPrefillReady()) {
             return null; // a usage-only event: its usage rides on the final event
         }
-        return count(b.build());
+        return count(normalized(event, last));
+    }
+
+    /**
+     * The event with the client's request id, an explicit output_index, and usage only where the rules allow it: on
+     * the final event, which gets the newest usage seen.
+     */
+    private GenerateResponse normalized(GenerateResponse event, boolean last) {
+        boolean rightId = event.getRequestId().equals(requestId);
+        boolean indexed = (!event.hasToken() || event.getToken().hasOutputIndex())
+                && (!event.hasFinished() || event.getFinished().hasOutputIndex());
+        boolean usageRight = last ? usage == null || usage.equals(event.getUsage()) : !event.hasUsage();
+        if (rightId && indexed && usageRight) {
+            return event;
+        }
+        GenerateResponse.Builder b = event.toBuilder().setRequestId(requestId);
+        if (event.hasToken() && !event.getToken().hasOutputIndex()) {
+            b.getTokenBuilder().setOutputIndex(0);
+        }
+        if (event.hasFinished() && !event.getFinished().hasOutputIndex()) {
+            b.getFinishedBuilder().setOutputIndex(0);
+        }
+        b.clearUsage();
+        if (last && usage != null) {
+            b.setUsage(usage);
+        }
+        return b.build();
     }
 
     private GenerateResponse count(GenerateResponse event) {
