@@ -12,8 +12,17 @@
 # Builds nothing unless --build is given; otherwise build first: ./mvnw -q -B package -pl gateway,benchmarks -am
 # -DskipTests
 #
+# The warm-up of each target lasts at least --warmup-seconds and goes on, in 15 s rounds, until a round's rate is
+# within 5% of the one before (at most four times --warmup-seconds): the gateway's JIT keeps compiling for about two
+# minutes under this load, and a window measured before that ends measures the compiler.
+#
+# With --profile FILE the gateway runs with a flight recording of Java CPU samples (benchmarks/cpu-samples.jfc, on
+# from its start: a recording started later makes the JVM recompile what it had compiled, which is then what the
+# profile shows) and the part of it over the measured 16-token window is dumped to FILE; the script prints its
+# summary (io.handoff.benchmarks.ProfileSummary: top self frames, self and inclusive share by layer).
+#
 # Usage: benchmarks/run-hotpath-benchmark.sh [--build] [--store memory|redis] [--connections 32] [--tokens 16]
-#          [--long-tokens 64] [--warmup-seconds 60] [--seconds 20]
+#          [--long-tokens 64] [--warmup-seconds 60] [--seconds 20] [--profile FILE.jfr]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +37,7 @@ TOKENS=16
 LONG_TOKENS=64
 WARMUP=60
 SECONDS_MEASURED=20
+PROFILE=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD=1 ;;
@@ -37,6 +47,7 @@ while [[ $# -gt 0 ]]; do
     --long-tokens) LONG_TOKENS="${2:?}"; shift ;;
     --warmup-seconds) WARMUP="${2:?}"; shift ;;
     --seconds) SECONDS_MEASURED="${2:?}"; shift ;;
+    --profile) PROFILE="$(realpath -m "${2:?}")"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -60,7 +71,8 @@ stop_nginx() {
     kill -KILL "$NGINX_PID" 2>/dev/null || true
   fi
 }
-trap 'rc=$?; stop_nginx; (exit $rc); cleanup' EXIT
+# set +e first: under set -e the (exit $rc) that hands cleanup the status would end the trap before cleanup ran
+trap 'rc=$?; stop_nginx; set +e; (exit $rc); cleanup' EXIT
 trap 'exit 130' INT TERM
 
 # --- simulators: vLLM prefill and decode, tokens as fast as they can ---
@@ -117,7 +129,9 @@ if [[ "$STORE" == redis ]]; then
 fi
 GATEWAY_PORT="$(free_port)"
 # shellcheck disable=SC2086
-env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
+PROFILE_OPTS=()
+[[ -n "$PROFILE" ]] && PROFILE_OPTS=("-XX:StartFlightRecording=name=hotpath,settings=$ROOT/benchmarks/cpu-samples.jfc,maxage=30m")
+env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} "${PROFILE_OPTS[@]}" -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
   -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
   -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
   -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
@@ -148,16 +162,32 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$(body "$1")'
 EOF
 }
+warm_up() { # name url lua: rounds of 15 s until the rate settles (see the header)
+  local name="$1" url="$2" lua="$3" elapsed=0 previous=0 rate
+  while :; do
+    rate="$(wrk -t2 -c"$CONNECTIONS" -d15s -s "$lua" "$url" | awk '/^Requests\/sec/ { print int($2) }')"
+    elapsed=$(( elapsed + 15 ))
+    if (( elapsed >= WARMUP )) && (( previous > 0 )) && (( rate * 100 >= previous * 95 && rate * 100 <= previous * 105 )); then
+      break
+    fi
+    (( elapsed >= 4 * WARMUP )) && { echo "warm-up of $name did not settle in ${elapsed}s (last rounds $previous, $rate req/s)" >&2; break; }
+    previous="$rate"
+  done
+  echo "warm-up of $name: ${elapsed}s, last round $rate req/s" >&2
+}
 declare -A RPS P50 P99 CPU_GW CPU_SIM CPU_NGINX CPU_WRK CPU_REDIS
 measure() { # name url tokens
   local name="$1" url="$2" tokens="$3" lua="$RUN_DIR/$1.lua" out="$RUN_DIR/$1.txt"
   lua_for "$tokens" "$lua"
-  wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$lua" "$url" >/dev/null
+  warm_up "$name" "$url" "$lua"
   local g0 s0 n0 r0 w1 g1 s1 n1 r1
   g0=$(cpu_ticks "$GATEWAY_PID"); s0=$(cpu_ticks "$SIM_PID"); n0=$(cpu_ticks $(nginx_pids)); r0=$(cpu_ticks "$REDIS_PID")
   /usr/bin/time -f "%U %S" -o "$RUN_DIR/$name.time" \
     wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_MEASURED}s" --latency -s "$lua" "$url" >"$out"
   g1=$(cpu_ticks "$GATEWAY_PID"); s1=$(cpu_ticks "$SIM_PID"); n1=$(cpu_ticks $(nginx_pids)); r1=$(cpu_ticks "$REDIS_PID")
+  if [[ -n "$PROFILE" && "$name" == gateway ]]; then
+    jcmd "$GATEWAY_PID" JFR.dump name=hotpath begin="-${SECONDS_MEASURED}s" filename="$PROFILE" >/dev/null
+  fi
   local reqs
   reqs="$(awk '/requests in/ { print $1 }' "$out")"
   if grep -q "Non-2xx\|Socket errors" "$out"; then
@@ -194,3 +224,8 @@ echo "gateway CPU per relayed token: $(echo "scale=2; (${CPU_GW[gateway-long]} -
 echo "RESULT store=$STORE connections=$CONNECTIONS tokens=$TOKENS decode_rps=${RPS[decode]} nginx_rps=${RPS[nginx]}" \
   "gateway_rps=${RPS[gateway]} gateway_cpu_ms=${CPU_GW[gateway]} gateway_long_cpu_ms=${CPU_GW[gateway-long]}" \
   "nginx_cpu_ms=${CPU_NGINX[nginx]} wrk_cpu_ms=${CPU_WRK[gateway]} redis_cpu_ms=${CPU_REDIS[gateway]}"
+if [[ -n "$PROFILE" ]]; then
+  echo
+  echo "gateway profile over the measured $TOKENS-token window ($PROFILE):"
+  java -cp "$BENCH_JAR" io.handoff.benchmarks.ProfileSummary "$PROFILE" 30
+fi
