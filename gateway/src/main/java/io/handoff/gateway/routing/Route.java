@@ -5,10 +5,11 @@ import io.handoff.connector.spi.EngineConnector;
 import io.handoff.connector.spi.ScheduleStyle;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
+
 
 /**
  * A route as it serves: its settings after negotiation with the connector, the connector itself and the two pools.
@@ -40,8 +41,17 @@ public record Route(
      * engine would refuse it.
      */
     public OptionalInt contextLength() {
-        return Stream.concat(prefill.members().stream(), decode.members().stream())
-                .map(PooledEndpoint::contextLength).flatMap(Optional::stream).mapToInt(Integer::intValue).min();
+        // a loop, not a stream: this runs for every request
+        int least = Integer.MAX_VALUE;
+        for (List<PooledEndpoint> members : List.of(prefill.members(), decode.members())) {
+            for (PooledEndpoint member : members) {
+                Optional<Integer> length = member.contextLength();
+                if (length.isPresent()) {
+                    least = Math.min(least, length.get());
+                }
+            }
+        }
+        return least == Integer.MAX_VALUE ? OptionalInt.empty() : OptionalInt.of(least);
     }
 
     public boolean allows(ScheduleStyle style) {

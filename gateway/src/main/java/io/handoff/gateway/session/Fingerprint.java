@@ -17,12 +17,23 @@ import java.util.HexFormat;
  */
 final class Fingerprint {
 
+    /** Cloned per use: looking the algorithm up among the security providers cost more than hashing the request. */
+    private static final MessageDigest SHA_256;
+
+    static {
+        try {
+            SHA_256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private Fingerprint() {
     }
 
     static String of(AllocateCommand c) {
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            MessageDigest digest = (MessageDigest) SHA_256.clone();
             field(digest, c.requestId());
             field(digest, c.model());
             field(digest, c.style().map(Enum::name).orElse("-"));
@@ -30,7 +41,7 @@ final class Fingerprint {
             field(digest, c.lease().map(d -> Long.toString(d.toMillis())).orElse("-"));
             digest.update(deterministicBytes(c.attributes()));
             return HexFormat.of().formatHex(digest.digest(), 0, 16);
-        } catch (NoSuchAlgorithmException e) {
+        } catch (CloneNotSupportedException e) {
             throw new IllegalStateException(e);
         }
     }

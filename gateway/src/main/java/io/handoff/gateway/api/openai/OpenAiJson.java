@@ -36,6 +36,15 @@ final class OpenAiJson {
         }
     }
 
+    /** UTF-8 straight from the tree: the event stream's frames are bytes, and no String is made on the way. */
+    static byte[] bytes(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsBytes(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON", e);
+        }
+    }
+
     static String write(JsonNode node) {
         try {
             return MAPPER.writeValueAsString(node);

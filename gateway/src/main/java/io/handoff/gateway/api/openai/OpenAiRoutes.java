@@ -19,6 +19,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,6 +132,9 @@ public class OpenAiRoutes {
     private static final class SseWriter implements Flow.Subscriber<GenerateResponse> {
         /** Events asked for at once: enough for the tokens of one engine read, few enough to bound the buffer. */
         private static final int BATCH = 32;
+        private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] END_OF_EVENT = "\n\n".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
 
         private final RoutingContext ctx;
         private final Answers answers;
@@ -170,11 +174,11 @@ public class OpenAiRoutes {
             pendingEvents++;
             if (event.hasError()) {
                 var e = event.getError();
-                frame(pending, OpenAiJson.write(OpenAiFailure.body(e.getMessage(), "engine_error",
+                frame(pending, OpenAiJson.bytes(OpenAiFailure.body(e.getMessage(), "engine_error",
                         e.getCode().name(), null)));
             }
             for (ObjectNode chunk : answers.chunks(event, includeUsage)) {
-                frame(pending, OpenAiJson.write(chunk));
+                frame(pending, OpenAiJson.bytes(chunk));
             }
             if (!flushScheduled) {
                 flushScheduled = true;
@@ -219,9 +223,9 @@ public class OpenAiRoutes {
             } else if (!ctx.response().closed()) {
                 Buffer last = pending == null ? Buffer.buffer() : pending;
                 pending = null;
-                frame(last, OpenAiJson.write(OpenAiFailure.body(String.valueOf(failure.getMessage()),
+                frame(last, OpenAiJson.bytes(OpenAiFailure.body(String.valueOf(failure.getMessage()),
                         "internal_error", "ERROR_CODE_INTERNAL", null)));
-                frame(last, "[DONE]");
+                frame(last, DONE);
                 start();
                 ctx.response().end(last);
             }
@@ -235,7 +239,7 @@ public class OpenAiRoutes {
             }
             Buffer last = pending == null ? Buffer.buffer() : pending;
             pending = null;
-            frame(last, "[DONE]");
+            frame(last, DONE);
             start();
             ctx.response().end(last);
         }
@@ -249,8 +253,8 @@ public class OpenAiRoutes {
             }
         }
 
-        private static void frame(Buffer out, String data) {
-            out.appendString("data: ").appendString(data).appendString("\n\n");
+        private static void frame(Buffer out, byte[] data) {
+            out.appendBytes(DATA).appendBytes(data).appendBytes(END_OF_EVENT);
         }
     }
 

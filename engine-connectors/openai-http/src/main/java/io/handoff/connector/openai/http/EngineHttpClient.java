@@ -52,8 +52,8 @@ public final class EngineHttpClient implements AutoCloseable {
         String what = "GET " + path + " on " + endpoint.name();
         return Uni.createFrom().emitter(em -> new WholeAnswerExchange<HttpReply>(client, options, null, what, em) {
             @Override
-            void onAnswer(int status, String text) {
-                succeed(() -> em.complete(new HttpReply(status, text)));
+            void onAnswer(int status, Buffer answer) {
+                succeed(() -> em.complete(new HttpReply(status, answer.toString())));
             }
         }.start(em::onTermination));
     }
@@ -64,17 +64,17 @@ public final class EngineHttpClient implements AutoCloseable {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json");
         String what = "POST " + path + " on " + endpoint.name();
-        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<JsonNode>(client, options, Json.write(body), what,
-                em) {
+        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<JsonNode>(client, options, requestBody(body),
+                what, em) {
             @Override
-            void onAnswer(int status, String text) {
+            void onAnswer(int status, Buffer answer) {
                 if (status < 200 || status >= 300) {
-                    succeed(() -> em.fail(HttpFailures.fromStatus(status, text, what)));
+                    succeed(() -> em.fail(HttpFailures.fromStatus(status, answer.toString(), what)));
                     return;
                 }
                 JsonNode json;
                 try {
-                    json = Json.parse(text);
+                    json = Json.parse(answer.getBytes());
                 } catch (IllegalArgumentException e) {
                     succeed(() -> em.fail(HttpFailures.badAnswer(what, e)));
                     return;
@@ -94,17 +94,28 @@ public final class EngineHttpClient implements AutoCloseable {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "text/event-stream");
         String what = "POST " + path + " on " + endpoint.name();
-        return Multi.createFrom().emitter(em -> new SseExchange(client, options, Json.write(body), what, em)
+        return Multi.createFrom().emitter(em -> new SseExchange(client, options, requestBody(body), what, em)
                 .start(em::onTermination));
     }
 
+    private static Buffer requestBody(JsonNode body) {
+        return Buffer.buffer(Json.bytes(body));
+    }
+
+    /** Host, port and path set apart rather than as one absolute URI, which Vert.x would parse again as a URL. */
     private static RequestOptions options(HttpMethod method, URI base, String path, Map<String, String> headers,
             Duration idleTimeout) {
-        String root = base.toString().endsWith("/") ? base.toString().substring(0, base.toString().length() - 1)
-                : base.toString();
+        boolean tls = "https".equalsIgnoreCase(base.getScheme());
+        String prefix = base.getRawPath() == null ? "" : base.getRawPath();
+        if (prefix.endsWith("/")) {
+            prefix = prefix.substring(0, prefix.length() - 1);
+        }
         RequestOptions options = new RequestOptions()
                 .setMethod(method)
-                .setAbsoluteURI(root + path)
+                .setSsl(tls)
+                .setHost(base.getHost())
+                .setPort(base.getPort() != -1 ? base.getPort() : tls ? 443 : 80)
+                .setURI(prefix + path)
                 .setIdleTimeout(idleTimeout.toMillis());
         headers.forEach(options::putHeader);
         return options;
@@ -119,14 +130,14 @@ public final class EngineHttpClient implements AutoCloseable {
     private abstract static class WholeAnswerExchange<T> extends Exchange {
         final UniEmitter<? super T> em;
 
-        WholeAnswerExchange(HttpClient client, RequestOptions options, String body, String what,
+        WholeAnswerExchange(HttpClient client, RequestOptions options, Buffer body, String what,
                 UniEmitter<? super T> em) {
             super(client, options, body, what);
             this.em = em;
         }
 
         /** The whole answer, whatever its status. */
-        abstract void onAnswer(int status, String text);
+        abstract void onAnswer(int status, Buffer answer);
 
         @Override
         final void onResponse(HttpClientResponse response) {
@@ -135,7 +146,7 @@ public final class EngineHttpClient implements AutoCloseable {
                     fail(ar.cause(), em::fail);
                     return;
                 }
-                onAnswer(response.statusCode(), ar.result().toString());
+                onAnswer(response.statusCode(), ar.result());
             });
         }
 
@@ -150,7 +161,7 @@ public final class EngineHttpClient implements AutoCloseable {
         private final MultiEmitter<? super JsonNode> em;
         private final SseDecoder decoder = new SseDecoder();
 
-        SseExchange(HttpClient client, RequestOptions options, String body, String what,
+        SseExchange(HttpClient client, RequestOptions options, Buffer body, String what,
                 MultiEmitter<? super JsonNode> em) {
             super(client, options, body, what);
             this.em = em;
@@ -212,14 +223,14 @@ public final class EngineHttpClient implements AutoCloseable {
     private abstract static class Exchange {
         private final HttpClient client;
         private final RequestOptions options;
-        private final String body;
+        private final Buffer body;
         final String what;
         private HttpClientRequest request;
         private boolean sent;
         private boolean answered;
         private boolean done;
 
-        Exchange(HttpClient client, RequestOptions options, String body, String what) {
+        Exchange(HttpClient client, RequestOptions options, Buffer body, String what) {
             this.client = client;
             this.options = options;
             this.body = body;
