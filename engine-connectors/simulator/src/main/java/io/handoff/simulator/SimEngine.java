@@ -17,6 +17,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,6 +39,10 @@ import java.util.stream.Collectors;
  * <p>Thread-safety: the public Java API may be called from any thread; it hops onto the engine's event loop.
  */
 public abstract class SimEngine extends AbstractVerticle {
+    /** The W3C trace context header (and gRPC metadata key) a caller's trace arrives in. */
+    public static final String TRACEPARENT = "traceparent";
+    /** How many inference requests' trace contexts {@link #receivedTraceParents()} keeps. */
+    public static final int TRACE_PARENTS_KEPT = 256;
     protected final EngineConfig config;
     protected final SimClock clock;
     protected final Faults faults = new Faults();
@@ -48,6 +53,8 @@ public abstract class SimEngine extends AbstractVerticle {
     protected HttpClient peers;
     protected volatile Identity identity;
     protected final Set<Job> jobs = new LinkedHashSet<>();
+    /** The W3C trace context of the latest inference requests, oldest first. Guarded by the event loop. */
+    private final ArrayDeque<String> traceParents = new ArrayDeque<>();
 
     private final Map<String, Integer> auxPorts = new ConcurrentHashMap<>();
     private final List<HttpServer> servers = new ArrayList<>();
@@ -321,6 +328,14 @@ public abstract class SimEngine extends AbstractVerticle {
             .collect(Collectors.toSet()));
     }
 
+    /**
+     * The {@code traceparent} of each of the latest {@value #TRACE_PARENTS_KEPT} inference requests, oldest first
+     * ("" for a request that carried none): the trace context a caller sent, as a tracing engine would continue it.
+     */
+    public List<String> receivedTraceParents() {
+        return onContext(() -> List.copyOf(traceParents));
+    }
+
     /** One numeric field of {@link #stats()}. */
     public long stat(String name) {
         JsonNode v = stats().get(name);
@@ -403,6 +418,7 @@ public abstract class SimEngine extends AbstractVerticle {
     protected Handler<RoutingContext> inference(Handler<RoutingContext> h) {
         return rc -> {
             stats.inc(EngineStats.REQUESTS_TOTAL);
+            receivedTraceParent(rc.request().getHeader(TRACEPARENT));
             if (faults.takeReset()) {
                 stats.inc(EngineStats.FAULT_RESETS);
                 Http.reset(rc.request());
@@ -426,6 +442,14 @@ public abstract class SimEngine extends AbstractVerticle {
                 guarded(h, rc);
             }
         };
+    }
+
+    /** Notes the trace context an inference request carried; call it on the event loop. */
+    protected void receivedTraceParent(String traceParent) {
+        if (traceParents.size() == TRACE_PARENTS_KEPT) {
+            traceParents.removeFirst();
+        }
+        traceParents.addLast(traceParent == null ? "" : traceParent);
     }
 
     private void guarded(Handler<RoutingContext> h, RoutingContext rc) {

@@ -21,6 +21,9 @@ public final class SimFleet implements AutoCloseable {
     }
 
     /** The families a fleet runs when none are named: the three HTTP families (six engines). */
+    /** An engine's auxiliary server listens this far above its HTTP port; an openengine's gRPC, {@value #GRPC_PORT_OFFSET}. */
+    public static final int AUX_PORT_OFFSET = 100;
+    public static final int GRPC_PORT_OFFSET = 200;
     public static final List<Family> DEFAULT_FAMILIES = List.of(Family.VLLM, Family.SGLANG, Family.TRTLLM);
 
     /**
@@ -51,10 +54,10 @@ public final class SimFleet implements AutoCloseable {
                 c.clock = clock;
                 c.port = basePort == 0 ? 0 : basePort + i;
                 if (basePort != 0) {
-                    String aux = String.valueOf(basePort + 100 + i);
+                    String aux = String.valueOf(basePort + AUX_PORT_OFFSET + i);
                     c.apply(auxPortOption(f), aux);
                     if (f == Family.OPENENGINE) {
-                        c.apply("grpc-port", String.valueOf(basePort + 200 + i));
+                        c.apply("grpc-port", String.valueOf(basePort + GRPC_PORT_OFFSET + i));
                     }
                 }
                 fleet.engines.add(Engines.create(c).startBlocking(vertx));
@@ -62,6 +65,23 @@ public final class SimFleet implements AutoCloseable {
             }
         }
         return fleet;
+    }
+
+    /**
+     * Every port a fleet of these families started on {@code basePort} listens on, in order: each engine's HTTP API,
+     * then its auxiliary server, then (openengine) its gRPC server.
+     */
+    public static List<Integer> ports(int basePort, List<Family> families) {
+        List<Integer> ports = new ArrayList<>();
+        for (int offset : new int[] {0, AUX_PORT_OFFSET, GRPC_PORT_OFFSET}) {
+            for (Family f : Family.values()) {
+                if (families.contains(f) && (offset != GRPC_PORT_OFFSET || f == Family.OPENENGINE)) {
+                    ports.add(basePort + offset + f.ordinal() * 2);
+                    ports.add(basePort + offset + f.ordinal() * 2 + 1);
+                }
+            }
+        }
+        return ports;
     }
 
     private static String auxPortOption(Family f) {

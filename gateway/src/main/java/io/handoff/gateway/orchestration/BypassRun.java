@@ -79,7 +79,7 @@ final class BypassRun implements RunningRequest {
                     EngineException e = Ending.Failed.asEngineFailure(f);
                     Ending decided = decide(new Ending.Failed(e));
                     if (decided instanceof Ending.Failed) {
-                        RequestLog.failed(requestId(), route.name(), e, decodeSlot.endpoint());
+                        RequestLog.failed(requestId(), route.name(), trace.traceId(), e, decodeSlot.endpoint());
                     }
                     return tail(decided);
                 })

@@ -265,7 +265,7 @@ public final class HandoffRun implements RunningRequest {
         ledger.note(e.held());
         Ending decided = decide(new Ending.Failed(e));
         if (decided instanceof Ending.Failed) {
-            RequestLog.failed(requestId(), route.name(), e, handoff.prefill(), handoff.decode());
+            RequestLog.failed(requestId(), route.name(), trace.traceId(), e, handoff.prefill(), handoff.decode());
         }
         return finish(decided);
     }
@@ -307,7 +307,8 @@ public final class HandoffRun implements RunningRequest {
                     trace.session(t.session(), handoff.prefill(), handoff.decode());
                     RequestLog.ended(requestId(), route.name(), admission.legs() == Legs.BOTH
                                     ? handoff.style().configName() : "participant " + admission.legs(),
-                            route.family(), handoff.prefill(), handoff.decode(), sessionId(), state.get(), epoch);
+                            route.family(), handoff.prefill(), handoff.decode(), sessionId(), state.get(), epoch,
+                            trace.traceId());
                 })
                 .onFailure().invoke(f -> {
                     LOG.debugf("request %s: session %s not moved to %s: %s", requestId(), sessionId(), state.get(),

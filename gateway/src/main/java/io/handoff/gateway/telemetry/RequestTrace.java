@@ -60,6 +60,11 @@ public final class RequestTrace {
         span.setAttribute(HandoffTracing.OUTCOME, outcome);
     }
 
+    /** The id of the request's trace, for the log; "none" when the request is not traced. */
+    public String traceId() {
+        return span.getSpanContext().isValid() ? span.getSpanContext().getTraceId() : "none";
+    }
+
     /** The W3C traceparent of the request's span, kept on its session; "" when the request is not traced. */
     public String traceParent() {
         return HandoffTracing.traceParentOf(context);

@@ -6,6 +6,7 @@ import com.google.protobuf.ListValue;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyServerBuilder;
@@ -136,7 +137,7 @@ public final class OpenEngineSimEngine extends SimEngine {
             }
             Server s = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, port))
                 .withOption(ChannelOption.SO_REUSEADDR, true).directExecutor()
-                .addService(new InferenceService(this)).addService(new ControlService(this)).build().start();
+                .addService(ServerInterceptors.intercept(new InferenceService(this), InferenceService.TRACE_CONTEXT)).addService(new ControlService(this)).build().start();
             grpc = s;
             grpcPort = s.getPort();
             return null;
@@ -189,8 +190,9 @@ public final class OpenEngineSimEngine extends SimEngine {
 
     // ------------------------------------------------------------------ Generate
 
-    void generate(GenerateRequest request, GenerateCall call) {
+    void generate(GenerateRequest request, GenerateCall call, String traceParent) {
         stats.inc(EngineStats.REQUESTS_TOTAL);
+        receivedTraceParent(traceParent);
         if (faults.takeReset()) {
             stats.inc(EngineStats.FAULT_RESETS);
             call.fail(Status.UNAVAILABLE.withDescription("simulated connection reset"));
