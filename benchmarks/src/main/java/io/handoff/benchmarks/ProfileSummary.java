@@ -45,18 +45,33 @@ public final class ProfileSummary {
 
     private ProfileSummary() {}
 
+    /** Sample counts of one recording: per top frame, per layer on top, per layer anywhere, per Handoff method. */
+    record Summary(int samples, Map<String, Integer> self, Map<String, Integer> selfByLayer,
+            Map<String, Integer> inclusiveByLayer, Map<String, Integer> handoffInclusive) {
+    }
+
     public static void main(String[] args) throws IOException {
         if (args.length < 1) {
             System.err.println("usage: ProfileSummary recording.jfr [top]");
             System.exit(2);
         }
         int top = args.length > 1 ? Integer.parseInt(args[1]) : 25;
-        Map<String, Integer> self = new HashMap<>();
-        Map<String, Integer> selfByLayer = new HashMap<>();
-        Map<String, Integer> inclusive = new HashMap<>();
-        Map<String, Integer> handoffInclusive = new HashMap<>();
+        Summary summary = read(Path.of(args[0]));
+        int samples = summary.samples();
+        System.out.printf("%d CPU samples%n%nself (top %d)%n", samples, top);
+        print(summary.self(), samples, top);
+        System.out.printf("%nself, by layer (the JDK's own frames charged to the layer that called the JDK)%n");
+        print(summary.selfByLayer(), samples, summary.selfByLayer().size());
+        System.out.printf("%ninclusive, by layer (a sample counts once for every layer on its stack)%n");
+        print(summary.inclusiveByLayer(), samples, summary.inclusiveByLayer().size());
+        System.out.printf("%nHandoff's methods, inclusive (top %d)%n", top);
+        print(summary.handoffInclusive(), samples, top);
+    }
+
+    static Summary read(Path recording) throws IOException {
+        Summary summary = new Summary(0, new HashMap<>(), new HashMap<>(), new HashMap<>(), new HashMap<>());
         int samples = 0;
-        for (RecordedEvent event : RecordingFile.readAllEvents(Path.of(args[0]))) {
+        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
             if (!event.getEventType().getName().equals("jdk.ExecutionSample")) {
                 continue;
             }
@@ -66,26 +81,20 @@ public final class ProfileSummary {
             }
             samples++;
             List<RecordedFrame> frames = stack.getFrames();
-            self.merge(name(frames.get(0)), 1, Integer::sum);
-            selfByLayer.merge(callerLayer(frames), 1, Integer::sum);
+            summary.self().merge(name(frames.get(0)), 1, Integer::sum);
+            summary.selfByLayer().merge(callerLayer(frames), 1, Integer::sum);
             frames.stream()
                     .map(frame -> layer(frame.getMethod().getType().getName()))
                     .distinct()
-                    .forEach(layer -> inclusive.merge(layer, 1, Integer::sum));
+                    .forEach(layer -> summary.inclusiveByLayer().merge(layer, 1, Integer::sum));
             frames.stream()
                     .filter(frame -> frame.getMethod().getType().getName().startsWith("io.handoff"))
                     .map(ProfileSummary::name)
                     .distinct()
-                    .forEach(method -> handoffInclusive.merge(method, 1, Integer::sum));
+                    .forEach(method -> summary.handoffInclusive().merge(method, 1, Integer::sum));
         }
-        System.out.printf("%d CPU samples%n%nself (top %d)%n", samples, top);
-        print(self, samples, top);
-        System.out.printf("%nself, by layer (the JDK's own frames charged to the layer that called the JDK)%n");
-        print(selfByLayer, samples, selfByLayer.size());
-        System.out.printf("%ninclusive, by layer (a sample counts once for every layer on its stack)%n");
-        print(inclusive, samples, inclusive.size());
-        System.out.printf("%nHandoff's methods, inclusive (top %d)%n", top);
-        print(handoffInclusive, samples, top);
+        return new Summary(samples, summary.self(), summary.selfByLayer(), summary.inclusiveByLayer(),
+                summary.handoffInclusive());
     }
 
     private static void print(Map<String, Integer> counts, int samples, int top) {

@@ -1,10 +1,15 @@
 package io.handoff.gateway.api.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.GenerationFinished;
 import io.handoff.openengine.v1.Usage;
+import io.vertx.core.buffer.Buffer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -25,8 +30,11 @@ abstract class Answers {
         this.logprobs = logprobs;
     }
 
-    /** The chunks one event becomes when streaming; empty for events OpenAI has no chunk for. */
-    abstract List<ObjectNode> chunks(GenerateResponse event, boolean includeUsage);
+    /**
+     * Appends the event-stream frames one event becomes when streaming (none for events OpenAI has no chunk for).
+     * The chunks are written field by field straight to UTF-8, not built as trees: this runs for every token.
+     */
+    abstract void frames(GenerateResponse event, boolean includeUsage, Buffer out);
 
     /** The whole answer of a non-streaming request. */
     abstract ObjectNode body(List<GenerateResponse> events, int outputs);
@@ -39,6 +47,53 @@ abstract class Answers {
         o.put("created", created);
         o.put("model", model);
         return o;
+    }
+
+    /** The body of one choice, written inside its object. */
+    @FunctionalInterface
+    interface ChoiceFields {
+        void write(JsonGenerator json) throws IOException;
+    }
+
+    /** One chunk of {@code object} kind with a single choice. */
+    protected final void chunk(Buffer out, String object, ChoiceFields choice) {
+        frame(out, object, json -> {
+            json.writeArrayFieldStart("choices");
+            json.writeStartObject();
+            choice.write(json);
+            json.writeEndObject();
+            json.writeEndArray();
+        });
+    }
+
+    /** The usage chunk: empty choices, then the usage. */
+    protected final void usageChunk(Buffer out, String object, Usage usage) {
+        frame(out, object, json -> {
+            json.writeArrayFieldStart("choices");
+            json.writeEndArray();
+            json.writeObjectFieldStart("usage");
+            json.writeNumberField("prompt_tokens", usage.getPromptTokens());
+            json.writeNumberField("completion_tokens", usage.getCompletionTokens());
+            json.writeNumberField("total_tokens", usage.getTotalTokens());
+            json.writeEndObject();
+        });
+    }
+
+    /** The fields every chunk starts with, then {@code rest}, as one frame. */
+    private void frame(Buffer out, String object, ChoiceFields rest) {
+        ByteArrayBuilder bytes = new ByteArrayBuilder(256);
+        try (JsonGenerator json = OpenAiJson.mapper().getFactory().createGenerator(bytes)) {
+            json.writeStartObject();
+            json.writeStringField("id", id);
+            json.writeStringField("object", object);
+            json.writeNumberField("created", created);
+            json.writeStringField("model", model);
+            rest.write(json);
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a chunk", e);
+        }
+        SseFrames.append(out, bytes.toByteArray());
     }
 
     static ObjectNode usage(Usage usage) {

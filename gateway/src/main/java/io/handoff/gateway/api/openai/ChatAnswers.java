@@ -3,9 +3,12 @@ package io.handoff.gateway.api.openai;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.GenerationFinished;
 import io.handoff.openengine.v1.LogProb;
 import io.handoff.openengine.v1.TokenInfo;
+import io.handoff.openengine.v1.TokenOutput;
 import io.handoff.openengine.v1.Usage;
+import io.vertx.core.buffer.Buffer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,6 +25,8 @@ import java.util.Set;
  */
 final class ChatAnswers extends Answers {
 
+    private static final String CHUNK = "chat.completion.chunk";
+
     /** Choices whose role chunk went out. */
     private final Set<Integer> opened = new HashSet<>();
 
@@ -30,43 +35,51 @@ final class ChatAnswers extends Answers {
     }
 
     @Override
-    List<ObjectNode> chunks(GenerateResponse event, boolean includeUsage) {
-        List<ObjectNode> out = new ArrayList<>();
+    void frames(GenerateResponse event, boolean includeUsage, Buffer out) {
         if (event.hasToken()) {
-            int index = event.getToken().getOutputIndex();
-            open(index, out);
-            ObjectNode choice = choice(index);
-            choice.putObject("delta").put("content", event.getToken().getText());
-            choice.set("logprobs", logprobs ? logprobs(event.getToken().getTokensList())
-                    : OpenAiJson.mapper().nullNode());
-            choice.putNull("finish_reason");
-            out.add(chunk(choice));
+            TokenOutput token = event.getToken();
+            open(token.getOutputIndex(), out);
+            chunk(out, CHUNK, json -> {
+                json.writeNumberField("index", token.getOutputIndex());
+                json.writeObjectFieldStart("delta");
+                json.writeStringField("content", token.getText());
+                json.writeEndObject();
+                json.writeFieldName("logprobs");
+                if (logprobs) {
+                    json.writeTree(logprobs(token.getTokensList()));
+                } else {
+                    json.writeNull();
+                }
+                json.writeNullField("finish_reason");
+            });
         } else if (event.hasFinished()) {
-            int index = event.getFinished().getOutputIndex();
-            open(index, out);
-            ObjectNode choice = choice(index);
-            choice.putObject("delta");
-            choice.putNull("logprobs");
-            choice.put("finish_reason", finishReason(event.getFinished()));
-            out.add(chunk(choice));
+            GenerationFinished finished = event.getFinished();
+            open(finished.getOutputIndex(), out);
+            chunk(out, CHUNK, json -> {
+                json.writeNumberField("index", finished.getOutputIndex());
+                json.writeObjectFieldStart("delta");
+                json.writeEndObject();
+                json.writeNullField("logprobs");
+                json.writeStringField("finish_reason", finishReason(finished));
+            });
         }
         if (event.hasUsage() && includeUsage) {
-            ObjectNode usage = object("chat.completion.chunk");
-            usage.set("choices", OpenAiJson.mapper().createArrayNode());
-            usage.set("usage", usage(event.getUsage()));
-            out.add(usage);
+            usageChunk(out, CHUNK, event.getUsage());
         }
-        return out;
     }
 
     /** The role chunk of a choice, before its first content. */
-    private void open(int index, List<ObjectNode> out) {
+    private void open(int index, Buffer out) {
         if (opened.add(index)) {
-            ObjectNode choice = choice(index);
-            choice.putObject("delta").put("role", "assistant").put("content", "");
-            choice.putNull("logprobs");
-            choice.putNull("finish_reason");
-            out.add(chunk(choice));
+            chunk(out, CHUNK, json -> {
+                json.writeNumberField("index", index);
+                json.writeObjectFieldStart("delta");
+                json.writeStringField("role", "assistant");
+                json.writeStringField("content", "");
+                json.writeEndObject();
+                json.writeNullField("logprobs");
+                json.writeNullField("finish_reason");
+            });
         }
     }
 
@@ -103,12 +116,6 @@ final class ChatAnswers extends Answers {
         }
         body.set("usage", usage(usage));
         return body;
-    }
-
-    private ObjectNode chunk(ObjectNode choice) {
-        ObjectNode chunk = object("chat.completion.chunk");
-        chunk.putArray("choices").add(choice);
-        return chunk;
     }
 
     private static ObjectNode choice(int index) {

@@ -3,10 +3,12 @@ package io.handoff.gateway.api.openai;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.GenerationFinished;
 import io.handoff.openengine.v1.TokenInfo;
+import io.handoff.openengine.v1.TokenOutput;
 import io.handoff.openengine.v1.Usage;
+import io.vertx.core.buffer.Buffer;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,31 +18,39 @@ import java.util.List;
  */
 final class CompletionAnswers extends Answers {
 
+    private static final String OBJECT = "text_completion";
+
     CompletionAnswers(String id, long created, String model, boolean logprobs) {
         super(id, created, model, logprobs);
     }
 
     @Override
-    List<ObjectNode> chunks(GenerateResponse event, boolean includeUsage) {
-        List<ObjectNode> out = new ArrayList<>();
+    void frames(GenerateResponse event, boolean includeUsage, Buffer out) {
         if (event.hasToken()) {
-            ObjectNode choice = choice(event.getToken().getOutputIndex(), event.getToken().getText());
-            choice.set("logprobs", logprobs ? logprobs(event.getToken().getTokensList()) : OpenAiJson.mapper().nullNode());
-            choice.putNull("finish_reason");
-            out.add(chunk(choice));
+            TokenOutput token = event.getToken();
+            chunk(out, OBJECT, json -> {
+                json.writeNumberField("index", token.getOutputIndex());
+                json.writeStringField("text", token.getText());
+                json.writeFieldName("logprobs");
+                if (logprobs) {
+                    json.writeTree(logprobs(token.getTokensList()));
+                } else {
+                    json.writeNull();
+                }
+                json.writeNullField("finish_reason");
+            });
         } else if (event.hasFinished()) {
-            ObjectNode choice = choice(event.getFinished().getOutputIndex(), "");
-            choice.putNull("logprobs");
-            choice.put("finish_reason", finishReason(event.getFinished()));
-            out.add(chunk(choice));
+            GenerationFinished finished = event.getFinished();
+            chunk(out, OBJECT, json -> {
+                json.writeNumberField("index", finished.getOutputIndex());
+                json.writeStringField("text", "");
+                json.writeNullField("logprobs");
+                json.writeStringField("finish_reason", finishReason(finished));
+            });
         }
         if (event.hasUsage() && includeUsage) {
-            ObjectNode usage = object();
-            usage.set("choices", OpenAiJson.mapper().createArrayNode());
-            usage.set("usage", usage(event.getUsage()));
-            out.add(usage);
+            usageChunk(out, OBJECT, event.getUsage());
         }
-        return out;
     }
 
     @Override
@@ -81,14 +91,8 @@ final class CompletionAnswers extends Answers {
         return body;
     }
 
-    private ObjectNode chunk(ObjectNode choice) {
-        ObjectNode chunk = object();
-        chunk.putArray("choices").add(choice);
-        return chunk;
-    }
-
     private ObjectNode object() {
-        return object("text_completion");
+        return object(OBJECT);
     }
 
     private static ObjectNode choice(int index, String text) {

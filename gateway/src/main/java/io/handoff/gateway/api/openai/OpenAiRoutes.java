@@ -19,7 +19,6 @@ import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,9 +131,6 @@ public class OpenAiRoutes {
     private static final class SseWriter implements Flow.Subscriber<GenerateResponse> {
         /** Events asked for at once: enough for the tokens of one engine read, few enough to bound the buffer. */
         private static final int BATCH = 32;
-        private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
-        private static final byte[] END_OF_EVENT = "\n\n".getBytes(StandardCharsets.US_ASCII);
-        private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
 
         private final RoutingContext ctx;
         private final Answers answers;
@@ -174,12 +170,10 @@ public class OpenAiRoutes {
             pendingEvents++;
             if (event.hasError()) {
                 var e = event.getError();
-                frame(pending, OpenAiJson.bytes(OpenAiFailure.body(e.getMessage(), "engine_error",
+                SseFrames.append(pending, OpenAiJson.bytes(OpenAiFailure.body(e.getMessage(), "engine_error",
                         e.getCode().name(), null)));
             }
-            for (ObjectNode chunk : answers.chunks(event, includeUsage)) {
-                frame(pending, OpenAiJson.bytes(chunk));
-            }
+            answers.frames(event, includeUsage, pending);
             if (!flushScheduled) {
                 flushScheduled = true;
                 ctx.vertx().runOnContext(v -> flush());
@@ -223,9 +217,9 @@ public class OpenAiRoutes {
             } else if (!ctx.response().closed()) {
                 Buffer last = pending == null ? Buffer.buffer() : pending;
                 pending = null;
-                frame(last, OpenAiJson.bytes(OpenAiFailure.body(String.valueOf(failure.getMessage()),
+                SseFrames.append(last, OpenAiJson.bytes(OpenAiFailure.body(String.valueOf(failure.getMessage()),
                         "internal_error", "ERROR_CODE_INTERNAL", null)));
-                frame(last, DONE);
+                SseFrames.done(last);
                 start();
                 ctx.response().end(last);
             }
@@ -239,7 +233,7 @@ public class OpenAiRoutes {
             }
             Buffer last = pending == null ? Buffer.buffer() : pending;
             pending = null;
-            frame(last, DONE);
+            SseFrames.done(last);
             start();
             ctx.response().end(last);
         }
@@ -251,10 +245,6 @@ public class OpenAiRoutes {
                         .putHeader("Content-Type", "text/event-stream; charset=utf-8")
                         .putHeader("Cache-Control", "no-cache");
             }
-        }
-
-        private static void frame(Buffer out, byte[] data) {
-            out.appendBytes(DATA).appendBytes(data).appendBytes(END_OF_EVENT);
         }
     }
 
