@@ -84,6 +84,37 @@ class OpenAiCompletionsTest {
         assertEquals(1, usageChunks);
     }
 
+    @Test
+    void streamedChunksCarryTheirLogprobsAndTheAnswersIdentity() throws Exception {
+        HttpResponse<String> streamed = post(gateway("/v1/completions"), "{\"model\":\"demo-vllm\",\"prompt\":"
+                + "\"Disaggregated serving\",\"max_tokens\":5,\"temperature\":0,\"logprobs\":2,\"stream\":true}");
+        assertEquals(200, streamed.statusCode(), streamed.body());
+        List<String> data = dataLines(streamed.body());
+        assertEquals("[DONE]", data.get(data.size() - 1));
+        JsonNode first = OpenAiJson.parse(data.get(0));
+        int tokens = 0;
+        for (String d : data.subList(0, data.size() - 1)) {
+            JsonNode chunk = OpenAiJson.parse(d);
+            for (String field : List.of("id", "created", "model")) {
+                assertEquals(first.path(field), chunk.path(field), field + " in " + d);
+            }
+            assertTrue(first.path("id").asText().startsWith("cmpl-"), d);
+            JsonNode choice = chunk.path("choices").path(0);
+            if (choice.path("finish_reason").isNull()) {
+                tokens++;
+                JsonNode logprobs = choice.path("logprobs");
+                assertEquals(logprobs.path("tokens").size(), logprobs.path("token_logprobs").size(), d);
+                assertTrue(logprobs.path("token_logprobs").size() >= 1, d);
+                assertTrue(logprobs.path("token_logprobs").path(0).isNumber(), d);
+                assertTrue(logprobs.path("top_logprobs").path(0).isObject(), d);
+            } else {
+                assertEquals("length", choice.path("finish_reason").asText(), d);
+                assertTrue(choice.path("logprobs").isNull(), d);
+            }
+        }
+        assertEquals(5, tokens);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"kv_transfer_params", "bootstrap_room", "disaggregated_params"})
     void nativeDisaggregationFieldsAreRefusedNeverForwarded(String field) throws Exception {
