@@ -6,6 +6,7 @@ import io.grpc.stub.StreamObserver;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -26,6 +27,7 @@ final class GrpcCalls {
             CallObserver<Q, R> call = new CallObserver<>(em::emit, em::fail, em::complete);
             em.onTermination(call::cancelIfRunning);
             start.accept(request.get(), call);
+            call.started();
             if (em.isCancelled()) {
                 call.cancelIfRunning();
             }
@@ -39,13 +41,26 @@ final class GrpcCalls {
             CallObserver<Q, R> call = new CallObserver<>(answer::set, em::fail, () -> em.complete(answer.get()));
             em.onTermination(call::cancelIfRunning);
             start.accept(request.get(), call);
+            call.started();
         });
     }
 
-    /** The observer of one call: it keeps the call to cancel it, and lets only the call's first end through. */
+    /**
+     * The observer of one call: it keeps the call to cancel it, and lets only the call's first end through.
+     *
+     * <p>A cancel that arrives while the call is still being started (from another thread: a combination whose other
+     * call failed cancels this one) is deferred until the start returns, and then done by the starting thread. A gRPC
+     * call is not safe to cancel concurrently with its start: grpc-java then fails inside its own synchronization
+     * context, the cancel throws, and the failure that caused it never reaches the subscriber.
+     */
     private static final class CallObserver<Q, R> implements ClientResponseObserver<Q, R> {
+        private static final int STARTING = 0;
+        private static final int STARTED = 1;
+        private static final int CANCEL_WHEN_STARTED = 2;
+
         private final AtomicReference<ClientCallStreamObserver<Q>> call = new AtomicReference<>();
         private final AtomicBoolean ended = new AtomicBoolean();
+        private final AtomicInteger phase = new AtomicInteger(STARTING);
         private final Consumer<R> onValue;
         private final Consumer<Throwable> onFailure;
         private final Runnable onEnd;
@@ -81,7 +96,21 @@ final class GrpcCalls {
             }
         }
 
+        /** The start returned: from now on a cancel is done at once, and one that waited for the start is done now. */
+        void started() {
+            if (!phase.compareAndSet(STARTING, STARTED)) {
+                cancelNow();
+            }
+        }
+
         void cancelIfRunning() {
+            if (phase.compareAndSet(STARTING, CANCEL_WHEN_STARTED)) {
+                return;
+            }
+            cancelNow();
+        }
+
+        private void cancelNow() {
             ClientCallStreamObserver<Q> running = call.get();
             if (running != null && ended.compareAndSet(false, true)) {
                 running.cancel("cancelled by the Handoff gateway", null);
