@@ -21,6 +21,10 @@ public class SimulatedFleetProfile implements QuarkusTestProfile {
                 "handoff.demo.enabled", "false",
                 "handoff.orchestration.keepalive-enabled", "false",
                 "handoff.reaper.enabled", "false",
+                // no periodic probes either: one landing while a test has crashed an engine counts a failure against
+                // that endpoint on every route it serves, and a route whose breaker opens after one failure then
+                // keeps it open for the next test (the tests that need a sample take it themselves)
+                "handoff.discovery.sampling-enabled", "false",
                 // generous: a loaded machine must not turn a slow answer into a failure the test did not cause (a
                 // test that pauses Redis cancels its request while the store is still waiting)
                 "handoff.store.redis.timeout", "15s");
