@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.GenerationFinished;
+import io.handoff.openengine.v1.TokenInfo;
 import io.handoff.openengine.v1.Usage;
 import io.vertx.core.buffer.Buffer;
 
@@ -38,6 +39,19 @@ abstract class Answers {
 
     /** The whole answer of a non-streaming request. */
     abstract ObjectNode body(List<GenerateResponse> events, int outputs);
+
+    /** The logprobs object of one choice, in this endpoint's own shape (completions and chat differ). */
+    abstract ObjectNode logprobs(List<TokenInfo> tokens);
+
+    /** A chunk's logprobs field: the object when the request asked for logprobs, null when it did not. */
+    protected final void logprobsField(JsonGenerator json, List<TokenInfo> tokens) throws IOException {
+        json.writeFieldName("logprobs");
+        if (logprobs) {
+            json.writeTree(logprobs(tokens));
+        } else {
+            json.writeNull();
+        }
+    }
 
     /** The fields every object of the answer starts with. */
     protected ObjectNode object(String object) {

@@ -44,12 +44,7 @@ final class ChatAnswers extends Answers {
                 json.writeObjectFieldStart("delta");
                 json.writeStringField("content", token.getText());
                 json.writeEndObject();
-                json.writeFieldName("logprobs");
-                if (logprobs) {
-                    json.writeTree(logprobs(token.getTokensList()));
-                } else {
-                    json.writeNull();
-                }
+                logprobsField(json, token.getTokensList());
                 json.writeNullField("finish_reason");
             });
         } else if (event.hasFinished()) {
@@ -123,7 +118,8 @@ final class ChatAnswers extends Answers {
     }
 
     /** Chat logprobs: {@code {"content": [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}}. */
-    private static ObjectNode logprobs(List<TokenInfo> tokens) {
+    @Override
+    ObjectNode logprobs(List<TokenInfo> tokens) {
         ObjectNode lp = OpenAiJson.object();
         ArrayNode content = lp.putArray("content");
         for (TokenInfo t : tokens) {

@@ -31,12 +31,7 @@ final class CompletionAnswers extends Answers {
             chunk(out, OBJECT, json -> {
                 json.writeNumberField("index", token.getOutputIndex());
                 json.writeStringField("text", token.getText());
-                json.writeFieldName("logprobs");
-                if (logprobs) {
-                    json.writeTree(logprobs(token.getTokensList()));
-                } else {
-                    json.writeNull();
-                }
+                logprobsField(json, token.getTokensList());
                 json.writeNullField("finish_reason");
             });
         } else if (event.hasFinished()) {
@@ -102,7 +97,8 @@ final class CompletionAnswers extends Answers {
         return c;
     }
 
-    private static ObjectNode logprobs(List<TokenInfo> tokens) {
+    @Override
+    ObjectNode logprobs(List<TokenInfo> tokens) {
         ObjectNode lp = OpenAiJson.object();
         ArrayNode names = lp.putArray("tokens");
         ArrayNode values = lp.putArray("token_logprobs");
