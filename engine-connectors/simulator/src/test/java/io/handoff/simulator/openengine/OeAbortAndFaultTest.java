@@ -140,7 +140,11 @@ class OeAbortAndFaultTest extends OeTestSupport {
         OeClient.Stream s = client(d).generate(request("long", PROMPT, 200));
         await().atMost(Duration.ofSeconds(5)).until(() -> s.events.size() >= 2);
         d.crash(-1);
-        assertEquals(Status.Code.UNAVAILABLE, s.awaitStatus().getCode());
+        // the crash fails the stream with UNAVAILABLE and then stops the server at once (shutdownNow); the forced
+        // close resets the streams still open, and on a busy host its RST_STREAM CANCEL can reach the client before
+        // the UNAVAILABLE trailers: both are what a client sees of an engine that went away mid-stream
+        Status.Code code = s.awaitStatus().getCode();
+        assertTrue(code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED, code.toString());
         assertTrue(s.events.stream().noneMatch(GenerateResponse::hasError));
     }
 
