@@ -1,38 +1,91 @@
 package io.handoff.gateway.testing;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A real redis-server child process on a free loopback port, owned by the test that started it, so the test can
- * stop it (to see the gateway fail cleanly) and start it again on the same port. Never persists anything.
+ * stop it (to see the gateway fail cleanly), kill it, and start it again on the same ports. Never persists anything.
+ *
+ * <p>The plain port always serves the test itself (as the administrator, with {@link Options#adminPassword} when
+ * there is one); a server started with a TLS port serves the store there as well.
  */
 public final class RedisServer implements AutoCloseable {
 
     private static final int LAUNCHES = 20;
 
+    /**
+     * Every server process this JVM started and has not stopped: killed when the JVM exits, so a test that died
+     * before its own cleanup (or a helper it never closed) leaves no redis-server behind.
+     */
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
+                "redis-server-reaper"));
+    }
+
+    /** What a server runs with beyond its port. */
+    public record Options(List<String> arguments, String adminPassword, SecondPort secondPort) {
+
+        public static Options plain() {
+            return new Options(List.of(), null, SecondPort.NONE);
+        }
+
+        public Options withArguments(List<String> more) {
+            List<String> all = new ArrayList<>(arguments);
+            all.addAll(more);
+            return new Options(List.copyOf(all), adminPassword, secondPort);
+        }
+
+        /** The default user's password: the test's own administrator, never the store's user. */
+        public Options withAdminPassword(String password) {
+            return new Options(arguments, password, secondPort);
+        }
+
+        public Options withSecondPort(SecondPort kind) {
+            return new Options(arguments, adminPassword, kind);
+        }
+    }
+
+    /** A second free port some servers need: a TLS listener, or a Cluster node's bus. */
+    public enum SecondPort {
+        NONE,
+        TLS,
+        CLUSTER_BUS
+    }
+
     private final int port;
+    private final int secondPort;
+    private final Options options;
     private Process process;
 
-    private RedisServer(int port) {
+    private RedisServer(int port, int secondPort, Options options) {
         this.port = port;
+        this.secondPort = secondPort;
+        this.options = options;
+    }
+
+    public static RedisServer startOnFreePort() {
+        return startOnFreePort(Options.plain());
     }
 
     /**
-     * A server on a port that was free a moment ago. Another process may take that port between the probe and the
-     * bind; the server then fails to start, and another free port is tried.
+     * A server on ports that were free a moment ago. Another process may take one between the probe and the bind;
+     * the server then fails to start, and other free ports are tried.
      */
-    public static RedisServer startOnFreePort() {
+    public static RedisServer startOnFreePort(Options options) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
-            RedisServer server = new RedisServer(freePort());
+            RedisServer server = new RedisServer(freePort(),
+                    options.secondPort() == SecondPort.NONE ? 0 : freePort(), options);
             try {
                 server.start();
                 return server;
@@ -47,12 +100,25 @@ public final class RedisServer implements AutoCloseable {
         return port;
     }
 
+    /** The TLS listener's port; only for a server started with {@link SecondPort#TLS}. */
+    public int tlsPort() {
+        if (options.secondPort() != SecondPort.TLS) {
+            throw new IllegalStateException("this server has no TLS port");
+        }
+        return secondPort;
+    }
+
     public String url() {
         return "redis://127.0.0.1:" + port;
     }
 
+    /** {@code host:port}, as redis-cli and Cluster replies name a node. */
+    public String address() {
+        return "127.0.0.1:" + port;
+    }
+
     /**
-     * Starts the server on its port and waits until it answers. A restart on the same port may find the port still
+     * Starts the server on its ports and waits until it answers. A restart on the same port may find the port still
      * refused for a moment (or taken by a short-lived socket of another process): a bounded number of launches is
      * tried. Only a server that reports this child's process id counts as started, never another redis-server that
      * happens to answer on the port.
@@ -83,13 +149,25 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private Process launch() {
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel",
+                "warning"));
+        if (options.adminPassword() != null) {
+            command.addAll(List.of("--requirepass", options.adminPassword()));
+        }
+        switch (options.secondPort()) {
+            case TLS -> command.addAll(List.of("--tls-port", Integer.toString(secondPort)));
+            case CLUSTER_BUS -> command.addAll(List.of("--cluster-port", Integer.toString(secondPort)));
+            case NONE -> { }
+        }
+        command.addAll(options.arguments());
         try {
-            return new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind",
-                    "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel",
-                    "warning"))
+            Process started = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .start();
+            RUNNING.add(started);
+            return started;
         } catch (IOException e) {
             throw new IllegalStateException("redis-server is not installed (apt-get install redis-server)", e);
         }
@@ -100,11 +178,29 @@ public final class RedisServer implements AutoCloseable {
             return;
         }
         process.destroy();
+        awaitExit();
+    }
+
+    /** kill -9: the server gets no chance to do anything more, as when its machine dies. */
+    public synchronized void kill() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        awaitExit();
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    private void awaitExit() {
         try {
             process.waitFor();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        RUNNING.remove(process);
         process = null;
     }
 
@@ -113,38 +209,54 @@ public final class RedisServer implements AutoCloseable {
         stop();
     }
 
-    /** Sends one inline command (e.g. {@code CLIENT PAUSE 3000 WRITE}) and returns the first line of the reply. */
+    /**
+     * Sends one inline command (e.g. {@code CLIENT PAUSE 3000 WRITE}) and returns the first line of the reply as
+     * Redis sent it ({@code +OK}, {@code -ERR ...}, {@code :1}).
+     */
     public String command(String inline) {
+        RespConnection.Reply reply = call(List.of(inline.split(" ")));
+        String first = reply.text().lines().findFirst().orElse("");
+        return switch (reply.kind()) {
+            case STATUS, ERROR, INTEGER -> reply.kind().marker() + first;
+            case TEXT, ARRAY -> first;
+        };
+    }
+
+    /**
+     * Sends one command as the administrator and answers its reply as text: a status or a bulk string as it is,
+     * an error as {@code -<message>}, an integer in decimal, an array one element per line.
+     */
+    public String reply(String... command) {
+        RespConnection.Reply reply = call(List.of(command));
+        return reply.kind() == RespConnection.Kind.ERROR ? "-" + reply.text() : reply.text();
+    }
+
+    private RespConnection.Reply call(List<String> command) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(5000);
-            OutputStream out = socket.getOutputStream();
-            out.write((inline + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            byte[] reply = new byte[256];
-            int n = socket.getInputStream().read(reply);
-            return n <= 0 ? "" : new String(reply, 0, n, StandardCharsets.US_ASCII).lines().findFirst().orElse("");
+            RespConnection connection = new RespConnection(socket);
+            if (options.adminPassword() != null) {
+                RespConnection.Reply auth = connection.call(List.of("AUTH", options.adminPassword()));
+                if (auth.kind() == RespConnection.Kind.ERROR) {
+                    throw new IllegalStateException("the administrator was refused: " + auth.text());
+                }
+            }
+            return connection.call(command);
         } catch (IOException e) {
-            throw new IllegalStateException("redis-server on port " + port + " did not answer " + inline, e);
+            throw new IllegalStateException("redis-server on port " + port + " did not answer "
+                    + String.join(" ", command), e);
         }
     }
 
     private boolean answersAsThisProcess() {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(500);
-            OutputStream out = socket.getOutputStream();
-            out.write("INFO server\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            byte[] reply = new byte[8192];
-            int n = in.read(reply);
-            String text = n > 0 ? new String(reply, 0, n, StandardCharsets.US_ASCII) : "";
-            return text.contains("process_id:" + process.pid() + "\r\n");
-        } catch (IOException e) {
+        try {
+            return reply("INFO", "server").contains("process_id:" + process.pid() + "\r\n");
+        } catch (IllegalStateException notYet) {
             return false;
         }
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();

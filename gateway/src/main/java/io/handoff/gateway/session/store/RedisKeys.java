@@ -14,7 +14,16 @@ final class RedisKeys {
 
     private final String prefix;
 
+    /**
+     * @throws IllegalArgumentException when the prefix holds a brace: Redis Cluster hashes only what stands
+     *         between the first braces of a key, so a prefix such as {@code app{prod}} would put every key of the
+     *         deployment in one slot (one master), and {@code {}} would make a script's keys cross slots
+     */
     RedisKeys(String prefix) {
+        if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("handoff.store.redis.key-prefix may not hold '{' or '}' (they would"
+                    + " choose the Redis Cluster hash slot of every key): " + prefix);
+        }
         this.prefix = prefix;
     }
 
