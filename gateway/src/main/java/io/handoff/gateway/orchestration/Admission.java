@@ -6,6 +6,8 @@ import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.telemetry.RequestTrace;
 
+import java.util.Locale;
+
 /**
  * What acceptance of a Generate produced: the route, the planned handoff, the endpoints counted against their
  * pools and the allocated session. Everything a run needs, nothing it has to look up again.
@@ -15,9 +17,15 @@ import io.handoff.gateway.telemetry.RequestTrace;
  * @param decodeSlot  null when the request runs no decode leg
  * @param outputs     how many outputs (num_sequences) the client expects
  * @param trace       the request's part of the trace
+ * @param arrivedNanos {@link System#nanoTime()} when the call arrived
  */
 record Admission(String requestId, String tenant, Route route, Legs legs, Handoff handoff, Session session,
-        PooledEndpoint prefillSlot, PooledEndpoint decodeSlot, int outputs, RequestTrace trace) {
+        PooledEndpoint prefillSlot, PooledEndpoint decodeSlot, int outputs, RequestTrace trace, long arrivedNanos) {
+
+    /** How the request runs, as metrics name it: the style, or {@code participant-prefill}/{@code -decode}. */
+    String styleName() {
+        return legs == Legs.BOTH ? handoff.style().configName() : "participant-" + legs.name().toLowerCase(Locale.ROOT);
+    }
 
     enum Legs {
         /** Orchestrated: both legs, in the style's order. */

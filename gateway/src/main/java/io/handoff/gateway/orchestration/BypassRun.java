@@ -35,13 +35,13 @@ final class BypassRun implements RunningRequest {
     private volatile Throwable failure;
 
     BypassRun(String tenant, GenerateRequest request, Route route, PooledEndpoint decodeSlot, int outputs,
-            RequestTrace trace, Vertx vertx, Runnable onFinish) {
+            RequestTrace trace, FirstToken firstToken, Vertx vertx, Runnable onFinish) {
         this.vertx = vertx;
         this.tenant = tenant;
         this.request = request;
         this.route = route;
         this.decodeSlot = decodeSlot;
-        this.relay = new EventRelay(request.getRequestId(), outputs);
+        this.relay = new EventRelay(request.getRequestId(), outputs, firstToken);
         this.trace = trace;
         this.onFinish = onFinish;
     }

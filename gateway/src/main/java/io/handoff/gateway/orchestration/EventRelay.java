@@ -24,14 +24,20 @@ final class EventRelay {
     private final String requestId;
     private final int outputs;
     private final BitSet finished = new BitSet();
+    private final FirstToken firstToken;
     private Usage usage;
     private boolean done;
     private boolean errored;
     private int events;
 
     EventRelay(String requestId, int outputs) {
+        this(requestId, outputs, FirstToken.UNTIMED);
+    }
+
+    EventRelay(String requestId, int outputs, FirstToken firstToken) {
         this.requestId = requestId;
         this.outputs = outputs;
+        this.firstToken = firstToken;
     }
 
     /**
@@ -102,6 +108,9 @@ final class EventRelay {
 
     private GenerateResponse count(GenerateResponse event) {
         events++;
+        if (event.hasToken()) {
+            firstToken.tokenRelayed();
+        }
         return event;
     }
 

@@ -170,12 +170,13 @@ public class GenerateOrchestrator {
 
     /** Everything an entry's admission has in hand, from the route on. */
     private record Admitting(String tenant, GenerateRequest request, GenerateRequest forEngines, Route route,
-            Reservation reservation, RequestTrace trace) {
+            Reservation reservation, RequestTrace trace, long arrivedNanos) {
     }
 
     private Multi<GenerateResponse> admit(String tenant, GenerateRequest request, Function<Route, Entry> checks) {
         // taken now, on the thread the call arrived on, where the server span is current
         RequestTrace trace = tracing.currentRequest(request.getRequestId());
+        long arrivedNanos = System.nanoTime();
         return Multi.createFrom().deferred(() -> {
             Route route = null;
             Reservation reservation = null;
@@ -185,7 +186,7 @@ public class GenerateOrchestrator {
                 trace.routed(route.name(), route.family(), entry.traced());
                 reservation = new Reservation(route, live);
                 Admitting a = new Admitting(tenant, request, AdmissionChecks.forEngines(route, request), route,
-                        reservation, trace);
+                        reservation, trace, arrivedNanos);
                 Multi<GenerateResponse> run = start(entry, a);
                 Route admitted = route;
                 Reservation taken = reservation;
@@ -286,7 +287,9 @@ public class GenerateOrchestrator {
         plan(a.route(), a.forEngines(), style, decode, decode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         BypassRun run = new BypassRun(a.tenant(), a.forEngines(), a.route(), decode,
-                AdmissionChecks.outputs(a.request()), a.trace(), vertx, a.reservation()::leave);
+                AdmissionChecks.outputs(a.request()), a.trace(),
+                new FirstToken(metrics.firstToken(a.route().name(), "bypass"), a.arrivedNanos()), vertx,
+                a.reservation()::leave);
         handle.attach(run);
         a.reservation().accepted();
         String triggerName = trigger.name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -337,14 +340,13 @@ public class GenerateOrchestrator {
     private Multi<GenerateResponse> run(Admitting a, RequestHandle handle, Legs legs, Handoff handoff,
             Session session, PooledEndpoint prefill, PooledEndpoint decode) {
         Admission admission = new Admission(a.request().getRequestId(), a.tenant(), a.route(), legs, handoff,
-                session, prefill, decode, AdmissionChecks.outputs(a.request()), a.trace());
+                session, prefill, decode, AdmissionChecks.outputs(a.request()), a.trace(), a.arrivedNanos());
         HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics, vertx,
                 a.reservation()::leave);
         keeper.keep(a.tenant(), session.id(), session.lease(), run::sessionLost);
         handle.attach(run);
         a.reservation().accepted();
-        metrics.accepted(a.route().name(), legs == Legs.BOTH ? handoff.style().configName()
-                : "participant-" + legs.name().toLowerCase(Locale.ROOT));
+        metrics.accepted(a.route().name(), admission.styleName());
         return run.stream();
     }
 

@@ -80,7 +80,10 @@ public final class HandoffRun implements RunningRequest {
         this.onFinish = onFinish;
         this.handoff = admission.handoff();
         this.epoch = admission.session().epoch();
-        this.relay = new EventRelay(admission.requestId(), admission.outputs());
+        // a participant's prefill leg relays no token: nothing to time
+        this.relay = new EventRelay(admission.requestId(), admission.outputs(), admission.legs() == Legs.PREFILL
+                ? FirstToken.UNTIMED
+                : new FirstToken(metrics.firstToken(route.name(), admission.styleName()), admission.arrivedNanos()));
         this.trace = admission.trace();
         this.ledger = new HeldLedger(sessions, admission.tenant(), admission.session(), route.name(),
                 admission.requestId());
@@ -303,7 +306,7 @@ public final class HandoffRun implements RunningRequest {
                 .invoke(t -> {
                     epoch = t.session().epoch();
                     endedAs = state.get();
-                    metrics.ended(route.name(), state.get().name());
+                    metrics.ended(route.name(), admission.styleName(), state.get().name());
                     trace.session(t.session(), handoff.prefill(), handoff.decode());
                     RequestLog.ended(requestId(), route.name(), admission.legs() == Legs.BOTH
                                     ? handoff.style().configName() : "participant " + admission.legs(),

@@ -17,6 +17,7 @@ public final class SessionMetrics {
 
     private final Counter allocated;
     private final Counter idempotentReplays;
+    private final Counter renewals;
     private final Map<SessionState, Counter> transitions = new EnumMap<>(SessionState.class);
     private final Counter expirations;
     private final Map<CleanupObligation.Status, Counter> cleanupOutcomes = new EnumMap<>(CleanupObligation.Status.class);
@@ -30,6 +31,8 @@ public final class SessionMetrics {
         idempotentReplays = Counter.builder("handoff.sessions.idempotent.replays")
                 .description("Allocations answered with an existing session for the same idempotency key")
                 .register(registry);
+        renewals = Counter.builder("handoff.sessions.renewed")
+                .description("Leases renewed (the lease keeper's and callers' renewals alike)").register(registry);
         for (SessionState state : SessionState.values()) {
             transitions.put(state, Counter.builder("handoff.session.transitions").tag("to", state.name())
                     .description("Session state transitions, by target state").register(registry));
@@ -54,6 +57,10 @@ public final class SessionMetrics {
 
     public void allocated(boolean created) {
         (created ? allocated : idempotentReplays).increment();
+    }
+
+    public void renewed() {
+        renewals.increment();
     }
 
     public void transitioned(SessionState to) {

@@ -134,7 +134,8 @@ public class SessionService {
                 return Uni.createFrom().failure(SessionException.notFound());
             }
             Instant now = clock.instant();
-            return store.renew(tenant, sessionId, lease, now.plus(lease), expectedEpoch, now);
+            return store.renew(tenant, sessionId, lease, now.plus(lease), expectedEpoch, now)
+                    .invoke(renewed -> metrics.renewed());
         });
     }
 
