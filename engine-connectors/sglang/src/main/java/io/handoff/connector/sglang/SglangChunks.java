@@ -1,10 +1,14 @@
 package io.handoff.connector.sglang;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.handoff.connector.openai.completion.CompletionChunk;
 import io.handoff.connector.openai.http.HttpFailures;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.EngineException;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * SGLang's completion chunks in the shape the shared completion mapper reads. SGLang names the matched stop
@@ -17,32 +21,40 @@ final class SglangChunks {
     private SglangChunks() {
     }
 
-    static JsonNode normalize(JsonNode chunk, String what) {
-        if (!chunk.path("choices").isArray()) {
-            return chunk;
-        }
-        ObjectNode copy = ((ObjectNode) chunk).deepCopy();
-        for (JsonNode c : copy.get("choices")) {
-            if (!(c instanceof ObjectNode choice)) {
-                continue;
+    static CompletionChunk normalize(CompletionChunk chunk, String what) {
+        List<CompletionChunk.Choice> choices = null;
+        for (int i = 0; i < chunk.choices().size(); i++) {
+            CompletionChunk.Choice choice = chunk.choices().get(i);
+            CompletionChunk.Choice normal = normalize(choice, what);
+            if (normal != choice && choices == null) {
+                choices = new ArrayList<>(chunk.choices());
             }
-            JsonNode finish = choice.get("finish_reason");
-            if (finish != null && finish.isObject()) {
-                String type = finish.path("type").asText("");
-                if ("abort".equals(type) && finish.has("status_code")) {
-                    throw abort(finish, what);
-                }
-                if (finish.has("matched") && !choice.hasNonNull("matched_stop")) {
-                    choice.set("matched_stop", finish.get("matched"));
-                }
-                choice.put("finish_reason", type);
-            }
-            JsonNode matched = choice.get("matched_stop");
-            if (matched != null && !matched.isNull() && !choice.hasNonNull("stop_reason")) {
-                choice.set("stop_reason", matched);
+            if (choices != null) {
+                choices.set(i, normal);
             }
         }
-        return copy;
+        return choices == null ? chunk
+                : new CompletionChunk(List.copyOf(choices), chunk.usage(), chunk.error(), chunk.object());
+    }
+
+    /** The choice itself when it is already in the shared shape (every token's chunk is). */
+    private static CompletionChunk.Choice normalize(CompletionChunk.Choice choice, String what) {
+        JsonNode finish = choice.finishReason();
+        JsonNode matched = choice.matchedStop();
+        if (finish != null && finish.isObject()) {
+            String type = finish.path("type").asText("");
+            if ("abort".equals(type) && finish.has("status_code")) {
+                throw abort(finish, what);
+            }
+            if (finish.has("matched") && matched == null) {
+                matched = finish.get("matched");
+            }
+            finish = TextNode.valueOf(type);
+        }
+        JsonNode stop = choice.stopReason() == null && matched != null && !matched.isNull() ? matched
+                : choice.stopReason();
+        return finish == choice.finishReason() && stop == choice.stopReason() ? choice
+                : choice.withFinish(finish, stop);
     }
 
     /** An abort finish with a status: the engine failed the leg after accepting it, so it is never retryable. */

@@ -3,6 +3,7 @@ package io.handoff.connector.sglang;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.completion.ChatRequests;
+import io.handoff.connector.openai.completion.CompletionChunk;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.family.OpenAiHttpConnector;
 import io.handoff.connector.openai.http.Json;
@@ -113,9 +114,10 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
     }
 
     private PrefillResult prefillResult(JsonNode answer, Handoff handoff, SglangIds ids) {
-        JsonNode choice = SglangChunks.normalize(answer, "prefill on " + handoff.prefill().name())
-                .path("choices").path(0);
-        String finish = choice.path("finish_reason").asText("");
+        List<CompletionChunk.Choice> choices = SglangChunks.normalize(CompletionChunk.of(answer),
+                "prefill on " + handoff.prefill().name()).choices();
+        JsonNode reason = choices.isEmpty() ? null : choices.get(0).finishReason();
+        String finish = reason == null ? "" : reason.asText("");
         if ("abort".equals(finish)) {
             throw EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, "the prefill on "
                     + handoff.prefill().name() + " (rid " + ids.prefillRid() + ", bootstrap_room " + ids.room()
@@ -132,8 +134,8 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
             ObjectNode body = bodies.decode(handoff.request(), ids);
             Instant sentAt = clock.instant();
             String what = "decode on " + handoff.decode().name();
-            Multi<JsonNode> chunks = http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
-                    handoff.forward(), body)
+            Multi<CompletionChunk> chunks = http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
+                    handoff.forward(), body, CompletionChunk.EVENTS)
                     .onItem().transform(c -> SglangChunks.normalize(c, what));
             return localLegs.abortable(ids.decodeRid(), CompletionStreams.events(chunks, handoff.requestId()))
                     .onFailure(EngineException.class)

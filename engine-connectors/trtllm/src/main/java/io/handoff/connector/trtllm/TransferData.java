@@ -3,6 +3,7 @@ package io.handoff.connector.trtllm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
+import io.handoff.connector.openai.family.TransferInstants;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.EngineException;
 
@@ -35,10 +36,10 @@ record TransferData(JsonNode params, JsonNode promptTokenIds, JsonNode usage, St
             b.putFields(USAGE_JSON, string(Json.write(usage)));
         }
         if (decodeDeadline != null) {
-            b.putFields(DECODE_DEADLINE, string(decodeDeadline.toString()));
+            b.putFields(DECODE_DEADLINE, string(TransferInstants.write(decodeDeadline)));
         }
         if (heldUntil != null) {
-            b.putFields(HELD_UNTIL, string(heldUntil.toString()));
+            b.putFields(HELD_UNTIL, string(TransferInstants.write(heldUntil)));
         }
         return b.build();
     }
@@ -55,8 +56,8 @@ record TransferData(JsonNode params, JsonNode promptTokenIds, JsonNode usage, St
         String deadline = text(data, DECODE_DEADLINE);
         String held = text(data, HELD_UNTIL);
         return new TransferData(Json.parse(params), Json.parse(ids), usage == null ? null : Json.parse(usage),
-                text(data, DISAGG_REQUEST_ID), deadline == null ? null : Instant.parse(deadline),
-                held == null ? null : Instant.parse(held));
+                text(data, DISAGG_REQUEST_ID), deadline == null ? null : TransferInstants.read(deadline),
+                held == null ? null : TransferInstants.read(held));
     }
 
     private static String text(Struct data, String key) {

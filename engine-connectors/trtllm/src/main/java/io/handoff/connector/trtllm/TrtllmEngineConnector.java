@@ -3,10 +3,10 @@ package io.handoff.connector.trtllm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.connector.openai.completion.ChatRequests;
+import io.handoff.connector.openai.completion.CompletionChunk;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.family.NoCleanupApi;
 import io.handoff.connector.openai.family.OpenAiHttpConnector;
-import io.handoff.connector.openai.http.HttpFailures;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.Endpoint;
@@ -163,25 +163,20 @@ final class TrtllmEngineConnector extends OpenAiHttpConnector implements NoClean
     }
 
     /**
-     * One streamed generation. Three guards the shared client does not give for trtllm-serve: its stream errors are
-     * top-level {@code {"object":"error","message":...,"code":...}} events (not {@code {"error":{...}}}); a worker
-     * whose KV receive stalls keeps the stream open without a byte, so silence after the headers is bounded by the
-     * route's idle timeout; and a stream that ends without finishing its output (only [DONE]) is a failure, never an
-     * empty answer.
+     * One streamed generation. Its stream errors are top-level {@code {"object":"error","message":...,"code":...}}
+     * events (not {@code {"error":{...}}}), which {@link CompletionChunk#EVENTS} fails on. Two guards the shared
+     * client does not give for trtllm-serve: a worker whose KV receive stalls keeps the stream open without a byte,
+     * so silence after the headers is bounded by the route's idle timeout; and a stream that ends without finishing
+     * its output (only [DONE]) is a failure, never an empty answer.
      */
     private Multi<GenerateResponse> stream(Endpoint endpoint, String path, ObjectNode body, String requestId,
             Map<String, String> forward) {
         String what = "POST " + path + " on " + endpoint.name();
         Duration idle = settings.client().idleTimeout();
-        Multi<JsonNode> chunks = http.postSse(endpoint, path, headers(body, forward), body)
+        Multi<CompletionChunk> chunks = http.postSse(endpoint, path, headers(body, forward), body,
+                        CompletionChunk.EVENTS)
                 .ifNoItem().after(idle).failWith(() -> EngineException.sentFinal(ErrorCode.ERROR_CODE_INTERNAL,
-                        what + ": timed out (no data for " + idle + ")"))
-                .onItem().transform(chunk -> {
-                    if ("error".equals(chunk.path("object").asText())) {
-                        throw HttpFailures.streamError(chunk, what);
-                    }
-                    return chunk;
-                });
+                        what + ": timed out (no data for " + idle + ")"));
         AtomicBoolean finished = new AtomicBoolean();
         return CompletionStreams.events(chunks, requestId)
                 .onItem().invoke(e -> {

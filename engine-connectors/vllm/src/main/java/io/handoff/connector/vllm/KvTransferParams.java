@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
+import io.handoff.connector.openai.family.TransferInstants;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineException;
@@ -79,8 +80,8 @@ final class KvTransferParams {
                 .putFields(PARAMS_JSON, string(Json.write(params)))
                 .putFields(REMOTE_REQUEST_ID, string(remoteRequestId()))
                 .putFields(REMOTE_ENGINE_ID, string(remoteEngineId()))
-                .putFields(DECODE_DEADLINE, string(decodeDeadline.toString()))
-                .putFields(HELD_UNTIL, string(heldUntil.toString()))
+                .putFields(DECODE_DEADLINE, string(TransferInstants.write(decodeDeadline)))
+                .putFields(HELD_UNTIL, string(TransferInstants.write(heldUntil)))
                 .build();
     }
 
@@ -97,7 +98,7 @@ final class KvTransferParams {
     /** The last instant a decode may be sent at, or null if the transfer data does not say. */
     static Instant decodeDeadline(Struct transferData) {
         Value v = transferData.getFieldsMap().get(DECODE_DEADLINE);
-        return v == null || !v.hasStringValue() ? null : Instant.parse(v.getStringValue());
+        return v == null || !v.hasStringValue() ? null : TransferInstants.read(v.getStringValue());
     }
 
     static boolean isLoopback(String host) {

@@ -2,6 +2,7 @@ package io.handoff.connector.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.openai.completion.ChatRequests;
+import io.handoff.connector.openai.completion.CompletionChunk;
 import io.handoff.connector.openai.completion.CompletionStreams;
 import io.handoff.connector.openai.family.NoCleanupApi;
 import io.handoff.connector.openai.family.OpenAiHttpConnector;
@@ -91,7 +92,7 @@ final class VllmEngineConnector extends OpenAiHttpConnector implements NoCleanup
             JsonNode body = bodies.decode(handoff.request(), params);
             return CompletionStreams.events(
                     http.postSse(handoff.decode(), ChatRequests.path(handoff.request()),
-                            headers(handoff.requestId(), handoff.forward()), body),
+                            headers(handoff.requestId(), handoff.forward()), body, CompletionChunk.EVENTS),
                     handoff.requestId())
                     .onFailure(EngineException.class).transform(VllmEngineConnector::afterParamsSent);
         });
@@ -118,7 +119,7 @@ final class VllmEngineConnector extends OpenAiHttpConnector implements NoCleanup
             VllmFields.check(request, false);
             JsonNode body = bodies.local(request);
             return CompletionStreams.events(http.postSse(decode, ChatRequests.path(request),
-                    headers(requestId, forward), body), requestId);
+                    headers(requestId, forward), body, CompletionChunk.EVENTS), requestId);
         });
     }
 

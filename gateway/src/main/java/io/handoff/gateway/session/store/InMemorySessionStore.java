@@ -19,14 +19,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
  * The store for a single replica: everything in this JVM, every operation one critical section. It keeps the
  * same index and cleanup-claim bookkeeping as the Redis store so that the reaper and the contract tests treat both
  * alike. No operation scans the stored sessions: what it counts is kept by {@link MemoryTallies} as it is written,
- * and the due index is sorted.
+ * and the due index files sessions by tick ({@link DueIndex}).
  */
 public final class InMemorySessionStore implements SessionStore {
 
@@ -34,23 +33,19 @@ public final class InMemorySessionStore implements SessionStore {
     private final Object lock = new Object();
     private final Map<String, Entry> sessions = new HashMap<>();
     private final Map<String, IdempotencyRecord> idempotency = new HashMap<>();
-    private final List<TreeSet<DueEntry>> index = new ArrayList<>();
+    private final List<DueIndex> index = new ArrayList<>();
     private final MemoryTallies tallies = new MemoryTallies();
     private Instant drainingSince;
 
     public InMemorySessionStore(StoreSettings settings) {
         this.settings = settings;
         for (int i = 0; i < SessionIds.BUCKETS; i++) {
-            index.add(new TreeSet<>((a, b) -> {
-                int byTime = a.due().compareTo(b.due());
-                return byTime != 0 ? byTime : a.sessionId().compareTo(b.sessionId());
-            }));
+            index.add(new DueIndex());
         }
     }
 
     private static final class Entry {
         Session session;
-        Instant due;
         long claimToken;
         Instant claimUntil;
 
@@ -151,7 +146,8 @@ public final class InMemorySessionStore implements SessionStore {
             checkEpoch(entry, expectedEpoch);
             write(entry, copy(s, s.state(), s.epoch(), now, lease, newExpiry, s.renewals() + 1, s.terminalReason(),
                     s.terminalAt(), s.tombstoneExpiresAt(), s.obligations()));
-            if (entry.due == null || entry.due.isAfter(newExpiry)) {
+            Instant due = dueIndex(sessionId).dueOf(sessionId);
+            if (due == null || due.isAfter(newExpiry)) {
                 reindex(entry, newExpiry);
             }
             return entry.session;
@@ -227,16 +223,7 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit) {
-        return locked(() -> {
-            List<DueEntry> due = new ArrayList<>();
-            for (DueEntry e : index.get(bucket)) {
-                if (e.due().isAfter(now) || due.size() >= limit) {
-                    break;
-                }
-                due.add(e);
-            }
-            return due;
-        });
+        return locked(() -> index.get(bucket).due(now, limit));
     }
 
     @Override
@@ -244,7 +231,7 @@ public final class InMemorySessionStore implements SessionStore {
         return locked(() -> {
             Entry entry = sessions.get(sessionId);
             if (entry == null) {
-                index.get(SessionIds.bucketOf(sessionId)).removeIf(e -> e.sessionId().equals(sessionId));
+                dueIndex(sessionId).remove(sessionId);
                 return new ReapStep(ReapStep.Kind.GONE, null, CleanupClaim.NONE);
             }
             Session s = entry.session;
@@ -355,16 +342,15 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     private void reindex(Entry entry, Instant due) {
-        unindex(entry);
-        entry.due = due;
-        index.get(SessionIds.bucketOf(entry.session.id())).add(new DueEntry(entry.session.id(), due));
+        dueIndex(entry.session.id()).file(entry.session.id(), due);
     }
 
     private void unindex(Entry entry) {
-        if (entry.due != null) {
-            index.get(SessionIds.bucketOf(entry.session.id())).remove(new DueEntry(entry.session.id(), entry.due));
-            entry.due = null;
-        }
+        dueIndex(entry.session.id()).remove(entry.session.id());
+    }
+
+    private DueIndex dueIndex(String sessionId) {
+        return index.get(SessionIds.bucketOf(sessionId));
     }
 
     /** {@code current} with each of {@code replacements} written over the obligation of the same id, or added. */

@@ -58,7 +58,10 @@ public interface SessionStore {
     /** Records what an engine holds for the session; open obligations of a terminal session become due at once. */
     Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation, Instant now);
 
-    /** Ids in one bucket of the index whose next due time is not after {@code now}, oldest first. */
+    /**
+     * Ids in one bucket of the index whose next due time is not after {@code now}, oldest first (the memory store
+     * orders them to within {@value DueIndex#TICK_MILLIS} ms, see {@link DueIndex}).
+     */
     Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit);
 
     /**

@@ -42,26 +42,34 @@ public final class CompletionEvents {
     }
 
     /** Events a chunk (or a whole non-streaming answer) completes: its tokens; its finishes wait for {@link #end()}. */
-    public List<GenerateResponse> accept(JsonNode chunk) {
-        List<GenerateResponse> ready = new ArrayList<>();
-        for (JsonNode choice : chunk.path("choices")) {
-            int index = choice.path("index").asInt(0);
-            refuseToolCalls(choice, index);
-            TokenOutput tokens = CompletionTokens.of(choice, index);
+    public List<GenerateResponse> accept(CompletionChunk chunk) {
+        List<GenerateResponse> ready = new ArrayList<>(chunk.choices().size());
+        for (CompletionChunk.Choice choice : chunk.choices()) {
+            int index = choice.index();
+            if (choice.toolCalls()) {
+                throw EngineException.sentFinal(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "the engine answered"
+                        + " output " + index + " with tool calls, which openengine.v1 events cannot carry");
+            }
+            TokenOutput tokens = CompletionTokens.of(choice);
             if (tokens != null) {
                 ready.add(GenerateResponse.newBuilder().setRequestId(requestId).setToken(tokens).build());
             }
-            JsonNode reason = choice.get("finish_reason");
+            JsonNode reason = choice.finishReason();
             if (reason != null && !reason.isNull() && finished.add(index)) {
                 heldFinishes.add(GenerateResponse.newBuilder().setRequestId(requestId)
-                        .setFinished(finish(index, reason.asText(), choice.get("stop_reason"))).build());
+                        .setFinished(finish(index, reason.asText(), choice.stopReason())).build());
             }
         }
-        JsonNode u = chunk.get("usage");
+        JsonNode u = chunk.usage();
         if (u != null && u.isObject()) {
             usage = usage(u); // cumulative: the newest wins (continuous usage stats send it on every chunk)
         }
         return ready;
+    }
+
+    /** As {@link #accept(CompletionChunk)}, for a chunk or answer parsed as a tree. */
+    public List<GenerateResponse> accept(JsonNode chunk) {
+        return accept(CompletionChunk.of(chunk));
     }
 
     /** The held-back finishes, the usage on the last; empty if the stream finished no output. */
@@ -88,16 +96,6 @@ public final class CompletionEvents {
     /** Outputs that got their GenerationFinished so far. */
     public Set<Integer> finishedOutputs() {
         return Set.copyOf(finished);
-    }
-
-    private static void refuseToolCalls(JsonNode choice, int index) {
-        for (JsonNode calls : new JsonNode[] {choice.path("delta").path("tool_calls"),
-            choice.path("message").path("tool_calls")}) {
-            if (calls.isArray() && !calls.isEmpty()) {
-                throw EngineException.sentFinal(ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "the engine answered"
-                        + " output " + index + " with tool calls, which openengine.v1 events cannot carry");
-            }
-        }
     }
 
     private static GenerationFinished finish(int index, String reason, JsonNode stopReason) {

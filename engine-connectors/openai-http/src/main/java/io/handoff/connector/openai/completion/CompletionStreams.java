@@ -18,7 +18,7 @@ public final class CompletionStreams {
      * chunk that cannot be mapped fails the stream, which cancels {@code chunks} too. On a failure the event held
      * back for usage is still delivered before the failure.
      */
-    public static Multi<GenerateResponse> events(Multi<JsonNode> chunks, String requestId) {
+    public static Multi<GenerateResponse> events(Multi<CompletionChunk> chunks, String requestId) {
         return Multi.createFrom().deferred(() -> {
             CompletionEvents mapper = new CompletionEvents(requestId);
             return chunks.onItem().<GenerateResponse>transformToIterable(mapper::accept)

@@ -23,30 +23,24 @@ final class CompletionTokens {
     }
 
     /** The TokenOutput of a choice, or null when the delta carries nothing new (e.g. a bare finish). */
-    static TokenOutput of(JsonNode choice, int index) {
-        String text = text(choice);
+    static TokenOutput of(CompletionChunk.Choice choice) {
+        String text = choice.text() == null ? "" : choice.text();
         List<TokenInfo> tokens = tokens(choice);
         if (text.isEmpty() && tokens.isEmpty()) {
             return null;
         }
-        return TokenOutput.newBuilder().setOutputIndex(index).setText(text).addAllTokens(tokens).build();
+        TokenOutput.Builder out = TokenOutput.newBuilder().setOutputIndex(choice.index()).setText(text);
+        return (tokens.isEmpty() ? out : out.addAllTokens(tokens)).build();
     }
 
-    private static String text(JsonNode choice) {
-        for (JsonNode t : new JsonNode[] {choice.get("text"), choice.path("delta").get("content"),
-            choice.path("message").get("content")}) {
-            if (t != null && t.isTextual()) {
-                return t.asText();
-            }
+    private static List<TokenInfo> tokens(CompletionChunk.Choice choice) {
+        int[] ids = choice.tokenIds();
+        JsonNode lp = choice.logprobs();
+        if (lp == null && (ids == null || ids.length == 0)) {
+            return List.of();
         }
-        return "";
-    }
-
-    private static List<TokenInfo> tokens(JsonNode choice) {
-        JsonNode ids = choice.path("token_ids");
         List<TokenInfo.Builder> infos = new ArrayList<>();
-        JsonNode lp = choice.path("logprobs");
-        if (lp.path("content").isArray()) {
+        if (lp != null && lp.path("content").isArray()) {
             for (JsonNode entry : lp.get("content")) {
                 TokenInfo.Builder b = TokenInfo.newBuilder().setToken(entry.path("token").asText(""));
                 if (entry.path("logprob").isNumber()) {
@@ -57,7 +51,7 @@ final class CompletionTokens {
                 }
                 infos.add(b);
             }
-        } else if (lp.path("tokens").isArray()) {
+        } else if (lp != null && lp.path("tokens").isArray()) {
             JsonNode values = lp.path("token_logprobs");
             JsonNode tops = lp.path("top_logprobs");
             for (int i = 0; i < lp.get("tokens").size(); i++) {
@@ -75,11 +69,11 @@ final class CompletionTokens {
                 infos.add(b);
             }
         }
-        for (int i = 0; ids.isArray() && i < ids.size(); i++) {
+        for (int i = 0; ids != null && i < ids.length; i++) {
             if (i == infos.size()) {
                 infos.add(TokenInfo.newBuilder());
             }
-            infos.get(i).setTokenId((int) ids.get(i).asLong());
+            infos.get(i).setTokenId(ids[i]);
         }
         List<TokenInfo> out = new ArrayList<>(infos.size());
         infos.forEach(b -> out.add(b.build()));

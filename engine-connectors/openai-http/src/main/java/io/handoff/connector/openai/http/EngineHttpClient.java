@@ -2,6 +2,7 @@ package io.handoff.connector.openai.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.handoff.connector.spi.Endpoint;
+import io.handoff.connector.spi.EngineException;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.MultiEmitter;
@@ -18,7 +19,6 @@ import io.vertx.core.tracing.TracingPolicy;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -90,12 +90,21 @@ public final class EngineHttpClient implements AutoCloseable {
      * error object of its own, {@code data: {"object":"error",...}}) fails.
      */
     public Multi<JsonNode> postSse(Endpoint endpoint, String path, Map<String, String> headers, JsonNode body) {
+        return postSse(endpoint, path, headers, body, SseEvents.JSON);
+    }
+
+    /**
+     * As {@link #postSse(Endpoint, String, Map, JsonNode)}, each event read by {@code events}: a payload it cannot
+     * read fails the stream as a bad answer, an error it reports fails the stream with that error.
+     */
+    public <T> Multi<T> postSse(Endpoint endpoint, String path, Map<String, String> headers, JsonNode body,
+            SseEvents<T> events) {
         RequestOptions options = options(HttpMethod.POST, endpoint.uri(), path, headers, settings.idleTimeout())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "text/event-stream");
         String what = "POST " + path + " on " + endpoint.name();
-        return Multi.createFrom().emitter(em -> new SseExchange(client, options, requestBody(body), what, em)
-                .start(em::onTermination));
+        return Multi.createFrom().emitter(em -> new SseExchange<>(client, options, requestBody(body), what, events,
+                em).start(em::onTermination));
     }
 
     private static Buffer requestBody(JsonNode body) {
@@ -157,13 +166,15 @@ public final class EngineHttpClient implements AutoCloseable {
     }
 
     /** One streamed exchange: decodes SSE and forwards each event, watching for the end marker. */
-    private static final class SseExchange extends Exchange {
-        private final MultiEmitter<? super JsonNode> em;
+    private static final class SseExchange<T> extends Exchange {
+        private final MultiEmitter<? super T> em;
+        private final SseEvents<T> events;
         private final SseDecoder decoder = new SseDecoder();
 
-        SseExchange(HttpClient client, RequestOptions options, Buffer body, String what,
-                MultiEmitter<? super JsonNode> em) {
+        SseExchange(HttpClient client, RequestOptions options, Buffer body, String what, SseEvents<T> events,
+                MultiEmitter<? super T> em) {
             super(client, options, body, what);
+            this.events = events;
             this.em = em;
         }
 
@@ -180,8 +191,7 @@ public final class EngineHttpClient implements AutoCloseable {
         }
 
         private void onBytes(Buffer buffer) {
-            List<byte[]> events = decoder.feed(buffer.getBytes());
-            for (byte[] payload : events) {
+            for (byte[] payload : decoder.feed(buffer.getBytes())) {
                 if (finished()) {
                     return;
                 }
@@ -189,20 +199,14 @@ public final class EngineHttpClient implements AutoCloseable {
                     succeed(em::complete);
                     return;
                 }
-                JsonNode event;
+                T event;
                 try {
-                    event = Json.parse(payload);
+                    event = events.read(payload, what);
                 } catch (IllegalArgumentException e) {
                     abandon(() -> em.fail(HttpFailures.badAnswer(what + " (stream event)", e)));
                     return;
-                }
-                if (event.has("error")) {
-                    abandon(() -> em.fail(HttpFailures.streamError(event.get("error"), what)));
-                    return;
-                }
-                // some engines (trtllm-serve) send the error object itself as the event, not wrapped in "error"
-                if ("error".equals(event.path("object").asText())) {
-                    abandon(() -> em.fail(HttpFailures.streamError(event, what)));
+                } catch (EngineException e) {
+                    abandon(() -> em.fail(e));
                     return;
                 }
                 em.emit(event);

@@ -1,0 +1,49 @@
+package io.handoff.connector.openai.family;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class TransferInstantsTest {
+
+    @Test
+    void readsBackWhatItWroteForInstantsOfEveryPrecision() {
+        SplittableRandom random = new SplittableRandom(42);
+        for (int i = 0; i < 20_000; i++) {
+            long second = random.nextLong(0, 253_402_300_799L); // up to 9999-12-31T23:59:59Z
+            int nanos = switch (i % 4) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1000;
+                default -> random.nextInt(1_000_000_000);
+            };
+            Instant instant = Instant.ofEpochSecond(second, nanos);
+            assertEquals(instant, TransferInstants.read(TransferInstants.write(instant)), instant.toString());
+        }
+    }
+
+    @Test
+    void readsOtherIsoFormsAsInstantParseDoes() {
+        for (String text : List.of("2026-12-03T18:00:00.5Z", "2026-12-03T18:00:00.1234Z", "+10000-01-01T00:00:00Z",
+                "-0001-01-01T00:00:00Z", "2024-02-29T23:59:59.999999999Z", "1969-12-31T23:59:59.999Z",
+                "2026-12-03T24:00:00Z", "2026-12-31T23:59:60Z",
+                "2026-12-03T18:00:00.Z")) {
+            assertEquals(Instant.parse(text), TransferInstants.read(text), text);
+        }
+    }
+
+    @Test
+    void refusesWhatInstantParseRefuses() {
+        for (String text : List.of("2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
+                "2026-12-03T18:00:00.1234567890Z", "2026-12-03 18:00:00Z",
+                "2026-12-03T18:00:00", "x026-12-03T18:00:00Z", "")) {
+            assertThrows(DateTimeParseException.class, () -> TransferInstants.read(text), text);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.handoff.gateway.session.store;
+
+import io.handoff.gateway.session.store.SessionStore.DueEntry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+class DueIndexTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-03T18:00:00Z");
+
+    private static List<String> ids(List<DueEntry> due) {
+        return due.stream().map(DueEntry::sessionId).toList();
+    }
+
+    @Test
+    void nothingComesOutBeforeItsTimeEvenInTheTickOfNow() {
+        DueIndex index = new DueIndex();
+        index.file("late", T0.plusMillis(60)); // same 100 ms tick as "early"
+        index.file("early", T0.plusMillis(10));
+
+        assertEquals(List.of(), ids(index.due(T0.plusMillis(9), 10)));
+        assertEquals(List.of("early"), ids(index.due(T0.plusMillis(10), 10)));
+        assertEquals(List.of("late", "early"), ids(index.due(T0.plusMillis(60), 10)));
+        assertEquals(T0.plusMillis(10), index.due(T0.plusMillis(10), 10).get(0).due());
+    }
+
+    @Test
+    void olderTicksComeFirstAndTheLimitHolds() {
+        DueIndex index = new DueIndex();
+        index.file("c", T0.plusSeconds(3));
+        index.file("a", T0.plusSeconds(1));
+        index.file("b", T0.plusSeconds(2));
+
+        assertEquals(List.of("a", "b"), ids(index.due(T0.plusSeconds(10), 2)));
+        assertEquals(List.of("a", "b", "c"), ids(index.due(T0.plusSeconds(10), 10)));
+    }
+
+    @Test
+    void filingAgainMovesAndRemovingForgets() {
+        DueIndex index = new DueIndex();
+        index.file("s", T0.plusSeconds(1));
+        index.file("s", T0.plusSeconds(5));
+
+        assertEquals(List.of(), ids(index.due(T0.plusSeconds(4), 10)), "moved, not copied");
+        assertEquals(T0.plusSeconds(5), index.dueOf("s"));
+        assertEquals(List.of("s"), ids(index.due(T0.plusSeconds(5), 10)));
+
+        index.remove("s");
+        index.remove("s");
+        assertNull(index.dueOf("s"));
+        assertEquals(List.of(), ids(index.due(T0.plusSeconds(60), 10)));
+    }
+
+    @Test
+    void instantsBeforeTheEpochFileIntoTheirOwnTicks() {
+        DueIndex index = new DueIndex();
+        Instant before = Instant.ofEpochMilli(-150);
+        index.file("old", before);
+
+        assertEquals(List.of(), ids(index.due(Instant.ofEpochMilli(-151), 10)));
+        assertEquals(List.of("old"), ids(index.due(Instant.ofEpochMilli(-150), 10)));
+    }
+}
