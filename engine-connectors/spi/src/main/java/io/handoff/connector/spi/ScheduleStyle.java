@@ -14,9 +14,12 @@ public enum ScheduleStyle {
     /** Both legs start at once with one shared reference; a not-yet-ready peer is not a failure. */
     CONCURRENT;
 
+    /** Spelled once: metrics, spans and the request log name the style of every request. */
+    private final String configName = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
     /** The spelling used in configuration and documentation, e.g. {@code context-first}. */
     public String configName() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return configName;
     }
 
     public static ScheduleStyle fromConfigName(String value) {

@@ -4,7 +4,6 @@ import io.handoff.gateway.session.store.SessionStore.DueEntry;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,48 +15,37 @@ import java.util.TreeMap;
  * is filed under the tick of {@value #TICK_MILLIS} ms its due time falls in, and filing, moving and removing touch
  * one tick. The ticks are ordered (a sorted map of at most a horizon's worth of ticks, not of sessions). Finding
  * what is due walks the ticks from the oldest and, in the tick of {@code now}, passes over what is not due yet: due
- * entries come out oldest tick first, and never before their time. Guarded by the store's lock.
+ * entries come out oldest tick first, and never before their time.
+ *
+ * <p>The caller keeps each session's due time (the store's entry has it) and names it to move or remove the
+ * session, so the index holds no map of every session of its own. Guarded by the store's lock.
  */
 final class DueIndex {
 
     static final long TICK_MILLIS = 100;
 
     private final TreeMap<Long, LinkedHashMap<String, Instant>> ticks = new TreeMap<>();
-    private final Map<String, Instant> dueBySession = new HashMap<>();
 
-    /** Files the session as due at {@code due}, moving it if it was filed before. */
+    /** Files the session as due at {@code due}. */
     void file(String sessionId, Instant due) {
-        remove(sessionId);
-        dueBySession.put(sessionId, due);
         ticks.computeIfAbsent(tick(due), t -> new LinkedHashMap<>()).put(sessionId, due);
     }
 
-    /** Takes the session out of the index, if it is filed. */
-    void remove(String sessionId) {
-        Instant due = dueBySession.remove(sessionId);
-        if (due == null) {
-            return;
-        }
+    /** Takes the session, filed at {@code due}, out of the index. */
+    void remove(String sessionId, Instant due) {
         long tick = tick(due);
         Map<String, Instant> filed = ticks.get(tick);
-        filed.remove(sessionId);
-        if (filed.isEmpty()) {
+        if (filed != null && filed.remove(sessionId) != null && filed.isEmpty()) {
             ticks.remove(tick);
         }
-    }
-
-    /** When the session is due, or null if it is not filed. */
-    Instant dueOf(String sessionId) {
-        return dueBySession.get(sessionId);
     }
 
     /** At most {@code limit} sessions due at {@code now}, oldest tick first. */
     List<DueEntry> due(Instant now, int limit) {
         List<DueEntry> due = new ArrayList<>();
-        Iterator<Map.Entry<Long, LinkedHashMap<String, Instant>>> byTick =
-                ticks.headMap(tick(now), true).entrySet().iterator();
+        Iterator<LinkedHashMap<String, Instant>> byTick = ticks.headMap(tick(now), true).values().iterator();
         while (byTick.hasNext() && due.size() < limit) {
-            for (Map.Entry<String, Instant> filed : byTick.next().getValue().entrySet()) {
+            for (Map.Entry<String, Instant> filed : byTick.next().entrySet()) {
                 if (due.size() >= limit) {
                     break;
                 }

@@ -46,6 +46,8 @@ public final class InMemorySessionStore implements SessionStore {
 
     private static final class Entry {
         Session session;
+        /** When the session is next due in the index; null while it is not filed. */
+        Instant due;
         long claimToken;
         Instant claimUntil;
 
@@ -146,8 +148,7 @@ public final class InMemorySessionStore implements SessionStore {
             checkEpoch(entry, expectedEpoch);
             write(entry, copy(s, s.state(), s.epoch(), now, lease, newExpiry, s.renewals() + 1, s.terminalReason(),
                     s.terminalAt(), s.tombstoneExpiresAt(), s.obligations()));
-            Instant due = dueIndex(sessionId).dueOf(sessionId);
-            if (due == null || due.isAfter(newExpiry)) {
+            if (entry.due == null || entry.due.isAfter(newExpiry)) {
                 reindex(entry, newExpiry);
             }
             return entry.session;
@@ -231,7 +232,7 @@ public final class InMemorySessionStore implements SessionStore {
         return locked(() -> {
             Entry entry = sessions.get(sessionId);
             if (entry == null) {
-                dueIndex(sessionId).remove(sessionId);
+                // purged by an earlier reap: its index entry went with it
                 return new ReapStep(ReapStep.Kind.GONE, null, CleanupClaim.NONE);
             }
             Session s = entry.session;
@@ -342,15 +343,16 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     private void reindex(Entry entry, Instant due) {
-        dueIndex(entry.session.id()).file(entry.session.id(), due);
+        unindex(entry);
+        entry.due = due;
+        index.get(SessionIds.bucketOf(entry.session.id())).file(entry.session.id(), due);
     }
 
     private void unindex(Entry entry) {
-        dueIndex(entry.session.id()).remove(entry.session.id());
-    }
-
-    private DueIndex dueIndex(String sessionId) {
-        return index.get(SessionIds.bucketOf(sessionId));
+        if (entry.due != null) {
+            index.get(SessionIds.bucketOf(entry.session.id())).remove(entry.session.id(), entry.due);
+            entry.due = null;
+        }
     }
 
     /** {@code current} with each of {@code replacements} written over the obligation of the same id, or added. */

@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 class DueIndexTest {
 
@@ -41,18 +40,18 @@ class DueIndexTest {
     }
 
     @Test
-    void filingAgainMovesAndRemovingForgets() {
+    void removingForgetsAndFilingAgainMoves() {
         DueIndex index = new DueIndex();
         index.file("s", T0.plusSeconds(1));
+        index.remove("s", T0.plusSeconds(1));
         index.file("s", T0.plusSeconds(5));
 
         assertEquals(List.of(), ids(index.due(T0.plusSeconds(4), 10)), "moved, not copied");
-        assertEquals(T0.plusSeconds(5), index.dueOf("s"));
         assertEquals(List.of("s"), ids(index.due(T0.plusSeconds(5), 10)));
 
-        index.remove("s");
-        index.remove("s");
-        assertNull(index.dueOf("s"));
+        index.remove("s", T0.plusSeconds(5));
+        index.remove("s", T0.plusSeconds(5));
+        index.remove("other", T0.plusSeconds(9));
         assertEquals(List.of(), ids(index.due(T0.plusSeconds(60), 10)));
     }
 
