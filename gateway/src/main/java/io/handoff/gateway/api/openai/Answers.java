@@ -11,6 +11,7 @@ import io.vertx.core.buffer.Buffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,12 +24,24 @@ abstract class Answers {
     protected final long created;
     protected final String model;
     protected final boolean logprobs;
+    /**
+     * {@code "id":…,"object":…,"created":…,"model":…,} with its trailing comma: the same in every chunk of the stream,
+     * so written once.
+     */
+    private final byte[] sharedFields;
+    /** The stream's chunks are written one after another, each a root value, by one generator into these bytes. */
+    private final ByteArrayBuilder chunkBytes = new ByteArrayBuilder(256);
+    private JsonGenerator chunkJson;
 
-    Answers(String id, long created, String model, boolean logprobs) {
+    /**
+     * @param chunkObject the {@code object} every streamed chunk of this endpoint names
+     */
+    Answers(String id, long created, String model, boolean logprobs, String chunkObject) {
         this.id = id;
         this.created = created;
         this.model = model;
         this.logprobs = logprobs;
+        this.sharedFields = sharedFields(chunkObject);
     }
 
     /**
@@ -69,9 +82,9 @@ abstract class Answers {
         void write(JsonGenerator json) throws IOException;
     }
 
-    /** One chunk of {@code object} kind with a single choice. */
-    protected final void chunk(Buffer out, String object, ChoiceFields choice) {
-        frame(out, object, json -> {
+    /** One chunk with a single choice. */
+    protected final void chunk(Buffer out, ChoiceFields choice) {
+        frame(out, json -> {
             json.writeArrayFieldStart("choices");
             json.writeStartObject();
             choice.write(json);
@@ -81,8 +94,8 @@ abstract class Answers {
     }
 
     /** The usage chunk: empty choices, then the usage. */
-    protected final void usageChunk(Buffer out, String object, Usage usage) {
-        frame(out, object, json -> {
+    protected final void usageChunk(Buffer out, Usage usage) {
+        frame(out, json -> {
             json.writeArrayFieldStart("choices");
             json.writeEndArray();
             json.writeObjectFieldStart("usage");
@@ -93,21 +106,51 @@ abstract class Answers {
         });
     }
 
-    /** The fields every chunk starts with, then {@code rest}, as one frame. */
-    private void frame(Buffer out, String object, ChoiceFields rest) {
-        ByteArrayBuilder bytes = new ByteArrayBuilder(256);
-        try (JsonGenerator json = OpenAiJson.mapper().getFactory().createGenerator(bytes)) {
+    /**
+     * The fields every chunk starts with, then {@code rest}, as one frame. The shared fields go out as the bytes made
+     * once, straight after the opening brace; the generator has written no field of this object yet, so it puts no
+     * comma before the first of {@code rest}, and the shared bytes end with one.
+     */
+    private void frame(Buffer out, ChoiceFields rest) {
+        try {
+            JsonGenerator json = chunkJson();
             json.writeStartObject();
-            json.writeStringField("id", id);
-            json.writeStringField("object", object);
-            json.writeNumberField("created", created);
-            json.writeStringField("model", model);
+            json.flush();
+            chunkBytes.write(sharedFields);
             rest.write(json);
             json.writeEndObject();
+            json.flush();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write a chunk", e);
         }
-        SseFrames.append(out, bytes.toByteArray());
+        SseFrames.append(out, chunkBytes.toByteArray());
+        chunkBytes.reset();
+    }
+
+    private JsonGenerator chunkJson() throws IOException {
+        if (chunkJson == null) {
+            chunkJson = OpenAiJson.mapper().getFactory().createGenerator(chunkBytes);
+            chunkJson.setRootValueSeparator(null);
+        }
+        return chunkJson;
+    }
+
+    private byte[] sharedFields(String chunkObject) {
+        ByteArrayBuilder bytes = new ByteArrayBuilder(128);
+        try (JsonGenerator json = OpenAiJson.mapper().getFactory().createGenerator(bytes)) {
+            json.writeStartObject();
+            json.writeStringField("id", id);
+            json.writeStringField("object", chunkObject);
+            json.writeNumberField("created", created);
+            json.writeStringField("model", model);
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a chunk's fields", e);
+        }
+        byte[] object = bytes.toByteArray(); // {...}: the braces dropped, a comma after the last field
+        byte[] fields = Arrays.copyOfRange(object, 1, object.length);
+        fields[fields.length - 1] = ',';
+        return fields;
     }
 
     static ObjectNode usage(Usage usage) {

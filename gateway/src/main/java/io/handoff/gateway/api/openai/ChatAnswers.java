@@ -31,7 +31,7 @@ final class ChatAnswers extends Answers {
     private final Set<Integer> opened = new HashSet<>();
 
     ChatAnswers(String id, long created, String model, boolean logprobs) {
-        super(id, created, model, logprobs);
+        super(id, created, model, logprobs, CHUNK);
     }
 
     @Override
@@ -39,7 +39,7 @@ final class ChatAnswers extends Answers {
         if (event.hasToken()) {
             TokenOutput token = event.getToken();
             open(token.getOutputIndex(), out);
-            chunk(out, CHUNK, json -> {
+            chunk(out, json -> {
                 json.writeNumberField("index", token.getOutputIndex());
                 json.writeObjectFieldStart("delta");
                 json.writeStringField("content", token.getText());
@@ -50,7 +50,7 @@ final class ChatAnswers extends Answers {
         } else if (event.hasFinished()) {
             GenerationFinished finished = event.getFinished();
             open(finished.getOutputIndex(), out);
-            chunk(out, CHUNK, json -> {
+            chunk(out, json -> {
                 json.writeNumberField("index", finished.getOutputIndex());
                 json.writeObjectFieldStart("delta");
                 json.writeEndObject();
@@ -59,14 +59,14 @@ final class ChatAnswers extends Answers {
             });
         }
         if (event.hasUsage() && includeUsage) {
-            usageChunk(out, CHUNK, event.getUsage());
+            usageChunk(out, event.getUsage());
         }
     }
 
     /** The role chunk of a choice, before its first content. */
     private void open(int index, Buffer out) {
         if (opened.add(index)) {
-            chunk(out, CHUNK, json -> {
+            chunk(out, json -> {
                 json.writeNumberField("index", index);
                 json.writeObjectFieldStart("delta");
                 json.writeStringField("role", "assistant");

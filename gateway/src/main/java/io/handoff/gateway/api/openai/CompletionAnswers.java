@@ -21,14 +21,14 @@ final class CompletionAnswers extends Answers {
     private static final String OBJECT = "text_completion";
 
     CompletionAnswers(String id, long created, String model, boolean logprobs) {
-        super(id, created, model, logprobs);
+        super(id, created, model, logprobs, OBJECT);
     }
 
     @Override
     void frames(GenerateResponse event, boolean includeUsage, Buffer out) {
         if (event.hasToken()) {
             TokenOutput token = event.getToken();
-            chunk(out, OBJECT, json -> {
+            chunk(out, json -> {
                 json.writeNumberField("index", token.getOutputIndex());
                 json.writeStringField("text", token.getText());
                 logprobsField(json, token.getTokensList());
@@ -36,7 +36,7 @@ final class CompletionAnswers extends Answers {
             });
         } else if (event.hasFinished()) {
             GenerationFinished finished = event.getFinished();
-            chunk(out, OBJECT, json -> {
+            chunk(out, json -> {
                 json.writeNumberField("index", finished.getOutputIndex());
                 json.writeStringField("text", "");
                 json.writeNullField("logprobs");
@@ -44,7 +44,7 @@ final class CompletionAnswers extends Answers {
             });
         }
         if (event.hasUsage() && includeUsage) {
-            usageChunk(out, OBJECT, event.getUsage());
+            usageChunk(out, event.getUsage());
         }
     }
 

@@ -54,6 +54,7 @@ public final class RedisSessionStore implements SessionStore {
     private final RedisKeys keys;
     private final StoreSettings settings;
     private final Duration timeout;
+    private final StoreReachability reachability = new StoreReachability("the session store (Redis)");
 
     public RedisSessionStore(Redis redis, String keyPrefix, StoreSettings settings, Duration timeout) {
         this.redis = redis;
@@ -380,7 +381,8 @@ public final class RedisSessionStore implements SessionStore {
                 .onFailure(failure -> !(failure instanceof SessionException))
                 // the client's message says what failed; the driver's own text (with Redis's address) is the cause
                 .transform(failure -> new SessionException(SessionFailure.STORE_UNAVAILABLE,
-                        "session store unavailable (" + failure.getClass().getSimpleName() + ")", null, failure));
+                        "session store unavailable (" + failure.getClass().getSimpleName() + ")", null, failure))
+                .onItemOrFailure().invoke((item, failure) -> reachability.observed(failure));
     }
 
     private static CleanupClaim claimOf(long token, Session session) {

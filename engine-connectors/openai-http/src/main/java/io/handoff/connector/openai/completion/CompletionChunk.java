@@ -3,6 +3,7 @@ package io.handoff.connector.openai.completion;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.handoff.connector.openai.http.HttpFailures;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.openai.http.SseEvents;
@@ -218,8 +219,13 @@ public record CompletionChunk(List<Choice> choices, JsonNode usage, JsonNode err
         return Json.mapper().readTree(p);
     }
 
+    /** A finish or stop reason: null for JSON null, a string without building a tree (the usual reason), else a tree. */
     private static JsonNode nonNullTree(JsonParser p, JsonToken value) throws IOException {
-        return value == JsonToken.VALUE_NULL ? null : tree(p);
+        return switch (value) {
+            case VALUE_NULL -> null;
+            case VALUE_STRING -> TextNode.valueOf(p.getText());
+            default -> tree(p);
+        };
     }
 
     /** Skips the current value and answers {@code instead}, for a member whose value is not of the expected type. */
