@@ -9,6 +9,7 @@ import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
+import io.handoff.gateway.testing.HeadlessChromium;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.KvSession;
@@ -27,9 +28,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -49,12 +47,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The live view in a real browser: Debian's chromium, headless, driven by its chromedriver (both installed by
- * {@code .ci/run}). The page is opened first, then requests go through the gateway (a Generate over gRPC, a completion
- * over the OpenAI front) and KV sessions are allocated; the test waits until the page shows each request with its
- * ending state, the session's lease counting down, an ended session whose KV the engine holds, and the sessions by state as the store counts them, checks a
- * route and an endpoint's health and breaker, and saves a screenshot as {@code target/live-view.png}. Auth is off on
- * this profile, so the page needs no key.
+ * The live view in a real browser ({@link HeadlessChromium}). The page is opened first, then requests go through the
+ * gateway (a Generate over gRPC, a completion over the OpenAI front) and KV sessions are allocated; the test waits
+ * until the page shows each request with its ending state, a session's lease counting down, an ended session whose KV
+ * the engine holds, and the sessions by state as the store counts them, checks a route and an endpoint's health and
+ * breaker, and saves a screenshot as {@code target/live-view.png}. Auth is off on this profile: the page needs no key.
  */
 @QuarkusTest
 @TestProfile(SimulatedFleetProfile.class)
@@ -82,15 +79,7 @@ class LiveViewBrowserTest {
 
     @BeforeAll
     static void openBrowser() {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(installed("/usr/bin/chromium", "chromium"));
-        // as root (CI) chromium runs only without its sandbox; /dev/shm is small in containers
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1400,2400");
-        ChromeDriverService driver = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(installed("/usr/bin/chromedriver", "chromium-driver")))
-                .usingAnyFreePort().build();
-        browser = new ChromeDriver(driver, options);
+        browser = HeadlessChromium.open();
     }
 
     @AfterAll
@@ -103,12 +92,6 @@ class LiveViewBrowserTest {
     private static KvSession allocate(OpenEngineKvGrpc.OpenEngineKvBlockingStub kv) {
         return kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("view-" + UUID.randomUUID())
                 .setModel(FleetRoutes.VLLM_CONTEXT_FIRST).setIdempotencyKey(UUID.randomUUID().toString()).build());
-    }
-
-    private static String installed(String path, String debianPackage) {
-        assertTrue(new File(path).canExecute(), path + " is missing: apt-get install " + debianPackage
-                + " (.ci/run installs it)");
-        return path;
     }
 
     @Test
