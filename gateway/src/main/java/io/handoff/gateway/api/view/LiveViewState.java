@@ -186,7 +186,7 @@ public class LiveViewState {
                     .put("session_id", h.sessionId())
                     .put("state", h.state().name())
                     .put("ended_at", h.endedAt().toString())
-                    .put("duration_ms", h.duration().toNanos() / 1_000_000.0)
+                    .put("duration_ms", h.durationNanos() / 1_000_000.0)
                     .put("trace_id", h.traceId()));
         }
         return out;
