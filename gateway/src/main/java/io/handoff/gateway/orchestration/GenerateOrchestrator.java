@@ -56,14 +56,16 @@ public class GenerateOrchestrator {
     private final LeaseKeeper keeper;
     private final LiveRequests live;
     private final GenerateMetrics metrics;
+    private final RecentHandoffs recent;
     private final HandoffTracing tracing;
     private final OrchestrationConfig config;
     private final DrainState drain;
     private final Vertx vertx;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
-            GenerateMetrics metrics, HandoffTracing tracing, OrchestrationConfig config, DrainState drain,
-            Vertx vertx) {
+            GenerateMetrics metrics, RecentHandoffs recent, HandoffTracing tracing, OrchestrationConfig config,
+            DrainState drain, Vertx vertx) {
+        this.recent = recent;
         this.vertx = vertx;
         this.routes = routes;
         this.sessions = sessions;
@@ -341,7 +343,7 @@ public class GenerateOrchestrator {
             Session session, PooledEndpoint prefill, PooledEndpoint decode) {
         Admission admission = new Admission(a.request().getRequestId(), a.tenant(), a.route(), legs, handoff,
                 session, prefill, decode, AdmissionChecks.outputs(a.request()), a.trace(), a.arrivedNanos());
-        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics, vertx,
+        HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics, recent, vertx,
                 a.reservation()::leave);
         keeper.keep(a.tenant(), session.id(), session.lease(), run::sessionLost);
         handle.attach(run);

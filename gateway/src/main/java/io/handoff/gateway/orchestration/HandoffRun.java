@@ -49,6 +49,7 @@ public final class HandoffRun implements RunningRequest {
     private final LeaseKeeper keeper;
     private final Runnable onFinish;
     private final GenerateMetrics metrics;
+    private final RecentHandoffs recent;
     private final Duration abortTimeout;
     private final EventRelay relay;
     private final RequestTrace trace;
@@ -68,8 +69,9 @@ public final class HandoffRun implements RunningRequest {
     private Uni<Void> end;
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
-            GenerateMetrics metrics, Vertx vertx, Runnable onFinish) {
+            GenerateMetrics metrics, RecentHandoffs recent, Vertx vertx, Runnable onFinish) {
         this.vertx = vertx;
+        this.recent = recent;
         this.admission = admission;
         this.route = admission.route();
         this.connector = route.connector();
@@ -312,6 +314,9 @@ public final class HandoffRun implements RunningRequest {
                                     ? handoff.style().configName() : "participant " + admission.legs(),
                             route.family(), handoff.prefill(), handoff.decode(), sessionId(), state.get(), epoch,
                             trace.traceId());
+                    recent.add(requestId(), route.name(), admission.styleName(), handoff.prefill().name(),
+                            handoff.decode().name(), sessionId(), state.get(), t.session().updatedAt(),
+                            admission.arrivedNanos(), trace.traceId());
                 })
                 .onFailure().invoke(f -> {
                     LOG.debugf("request %s: session %s not moved to %s: %s", requestId(), sessionId(), state.get(),

@@ -5,10 +5,13 @@ import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -26,12 +29,14 @@ public class ApiKeys {
     private final boolean enabled;
     private final Caller anonymous;
     private final Map<String, Caller> byDigest = new HashMap<>();
+    private final Set<String> tenants = new LinkedHashSet<>();
 
     public ApiKeys(AuthConfig config) {
         this.enabled = config.enabled();
         this.anonymous = new Caller(requireTenantName(config.defaultTenant()), false);
+        tenants.add(anonymous.tenant());
         config.tenants().forEach((tenant, keys) -> {
-            requireTenantName(tenant);
+            tenants.add(requireTenantName(tenant));
             keys.apiKeys().forEach(key -> register(key, new Caller(tenant, false)));
         });
         config.adminKeys().ifPresent(keys -> keys.forEach(key -> register(key, new Caller("", true))));
@@ -58,6 +63,11 @@ public class ApiKeys {
 
     public boolean enabled() {
         return enabled;
+    }
+
+    /** Every tenant a caller can be: the configured ones and the default tenant (every caller while auth is off). */
+    public Set<String> tenants() {
+        return Collections.unmodifiableSet(tenants);
     }
 
     /** The caller for a presented key; with auth off, the default tenant whatever is presented. */

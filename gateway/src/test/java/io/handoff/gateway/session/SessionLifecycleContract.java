@@ -776,6 +776,70 @@ public abstract class SessionLifecycleContract {
         assertEquals(1, join(store.countLive("t1", clock.instant())));
     }
 
+    // ---------------------------------------------------------------- the operator's view
+
+    private static List<String> ids(List<Session> sessions) {
+        return sessions.stream().map(Session::id).toList();
+    }
+
+    @Test
+    void theLeasesThatRunOutSoonestAreListedForTheTenantsAskedAbout() {
+        Session thirty = allocate("t1", "k1");
+        Session ten = allocate("t1", "k2");
+        Session twenty = allocate("t2", "k3");
+        allocate("t3", "k4");
+        Session released = allocate("t1", "k5");
+        join(service.renew("t1", ten.id(), Optional.of(Duration.ofSeconds(10)), OptionalLong.empty()));
+        join(service.renew("t2", twenty.id(), Optional.of(Duration.ofSeconds(20)), OptionalLong.empty()));
+        join(service.release("t1", released.id(), "", OptionalLong.empty()));
+        List<String> tenants = List.of("t1", "t2");
+
+        assertEquals(List.of(ten.id(), twenty.id(), thirty.id()),
+                ids(join(store.soonestLeases(tenants, clock.instant(), 10))), "soonest first; t3 was not asked about");
+        assertEquals(List.of(ten.id(), twenty.id()), ids(join(store.soonestLeases(tenants, clock.instant(), 2))));
+        List<Session> listed = join(store.soonestLeases(tenants, clock.instant(), 1));
+        assertEquals(clock.instant().plusSeconds(10), listed.get(0).leaseExpiresAt());
+        assertEquals(SessionState.ALLOCATED, listed.get(0).state());
+
+        join(service.renew("t1", ten.id(), Optional.of(Duration.ofSeconds(40)), OptionalLong.empty()));
+        clock.advance(Duration.ofSeconds(25));
+        assertEquals(List.of(thirty.id(), ten.id()), ids(join(store.soonestLeases(tenants, clock.instant(), 10))),
+                "a lease that ran out is not listed, even before the reaper expires it; a renewed one moves");
+        assertEquals(List.of(), join(store.soonestLeases(List.of(), clock.instant(), 10)));
+    }
+
+    @Test
+    void theHoldsReleasedSoonestAreListedAndOneWithoutAKnownEndComesLast() {
+        port.answerAlways(o -> Uni.createFrom().item(o.id().startsWith("stuck")
+                ? DischargeResult.retry("engine unreachable") : DischargeResult.engineHoldsUntil(o.heldUntil())));
+        Session late = endedWithHold("k1", "prefill@late", clock.instant().plus(Duration.ofMinutes(8)));
+        Session stuck = endedWithHold("k2", "stuck@p-0", clock.instant().plus(Duration.ofMinutes(1)));
+        Session soon = endedWithHold("k3", "prefill@soon", clock.instant().plus(Duration.ofMinutes(2)));
+        obligate(allocate("t1", "k4"), "prefill@live", clock.instant().plus(Duration.ofMinutes(1)));
+
+        assertEquals(List.of(soon.id(), late.id(), stuck.id()), ids(join(store.soonestReleases(clock.instant(), 10))),
+                "ended sessions only, by when their holds end; a hold waiting for its discharge last");
+        assertEquals(List.of(soon.id()), ids(join(store.soonestReleases(clock.instant(), 1))));
+        assertEquals(CleanupObligation.Status.ENGINE_HELD,
+                join(store.soonestReleases(clock.instant(), 1)).get(0).obligations().get(0).status());
+
+        clock.advance(Duration.ofMinutes(3));
+        assertEquals(List.of(late.id(), stuck.id()), ids(join(store.soonestReleases(clock.instant(), 10))),
+                "a hold that ended is not listed; one never discharged still is");
+    }
+
+    /** A released session whose engine reported a hold: discharged at once, the engine keeping it as it answers. */
+    private Session endedWithHold(String key, String obligationId, Instant heldUntil) {
+        Session s = allocate("t1", key);
+        obligate(s, obligationId, heldUntil);
+        join(service.release("t1", s.id(), "", OptionalLong.empty()));
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
+            CleanupObligation o = reload(s.id()).obligations().get(0);
+            return !o.isPending() || o.attempts() > 0;
+        });
+        return s;
+    }
+
     // ---------------------------------------------------------------- tracing
 
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";

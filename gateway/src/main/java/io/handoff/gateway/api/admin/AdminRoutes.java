@@ -2,7 +2,6 @@ package io.handoff.gateway.api.admin;
 
 import io.handoff.gateway.control.Drain;
 import io.handoff.gateway.session.SessionState;
-import io.handoff.gateway.tenancy.ApiKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -14,9 +13,9 @@ import java.util.function.Supplier;
 
 /**
  * Admin operations over HTTP on the gateway's port, for operators (OpenEngine has no RPC for them). Every call
- * needs an admin key ({@code handoff.auth.admin-keys}) as {@code authorization: Bearer <key>} or
- * {@code x-api-key}: no key is 401, a tenant's key (or any other) is 403. With no admin key configured, admin
- * operations are unavailable.
+ * needs an admin key ({@code handoff.auth.admin-keys}, checked by {@link AdminKeyCheck}) as
+ * {@code authorization: Bearer <key>} or {@code x-api-key}: no key is 401, a tenant's key (or any other) is 403.
+ * With no admin key configured, admin operations are unavailable.
  *
  * <ul>
  * <li>{@code POST /admin/drain}: starts draining the deployment (idempotent) and answers its progress;</li>
@@ -28,11 +27,11 @@ import java.util.function.Supplier;
 @ApplicationScoped
 public class AdminRoutes {
 
-    private final ApiKeys keys;
+    private final AdminKeyCheck check;
     private final Drain drain;
 
-    public AdminRoutes(ApiKeys keys, Drain drain) {
-        this.keys = keys;
+    public AdminRoutes(AdminKeyCheck check, Drain drain) {
+        this.check = check;
         this.drain = drain;
     }
 
@@ -43,21 +42,16 @@ public class AdminRoutes {
     }
 
     private void admin(RoutingContext rc, Supplier<Uni<Drain.Progress>> action) {
-        String key = presentedKey(rc);
-        if (key == null || key.isEmpty()) {
-            error(rc, 401, "an admin key is required (authorization: Bearer <key>)");
-            return;
-        }
-        if (!keys.isAdminKey(key)) {
-            error(rc, 403, "admin operations need a key from handoff.auth.admin-keys; tenant keys cannot call them");
+        if (!check.admits(rc)) {
             return;
         }
         action.get().subscribe().with(progress -> rc.response().setStatusCode(200)
                 .putHeader("content-type", "application/json").end(json(progress).encode()),
-                failure -> error(rc, 503, "the session store did not answer: " + failure.getMessage()));
+                failure -> AdminKeyCheck.error(rc, 503, "the session store did not answer: " + failure.getMessage()));
     }
 
-    static JsonObject json(Drain.Progress p) {
+    /** A drain's progress as every admin answer gives it. */
+    public static JsonObject json(Drain.Progress p) {
         JsonObject byState = new JsonObject();
         for (SessionState state : SessionState.values()) {
             byState.put(state.name(), p.byState().getOrDefault(state, 0L));
@@ -72,18 +66,5 @@ public class AdminRoutes {
                 .put("sessions_by_state", byState);
         p.since().ifPresent(since -> out.put("since", since.toString()));
         return out;
-    }
-
-    private static String presentedKey(RoutingContext rc) {
-        String authorization = rc.request().getHeader("authorization");
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return authorization.substring(7).trim();
-        }
-        return rc.request().getHeader("x-api-key");
-    }
-
-    private static void error(RoutingContext rc, int status, String message) {
-        rc.response().setStatusCode(status).putHeader("content-type", "application/json")
-                .end(new JsonObject().put("error", message).encode());
     }
 }

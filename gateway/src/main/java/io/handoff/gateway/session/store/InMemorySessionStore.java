@@ -13,6 +13,7 @@ import io.smallrye.mutiny.Uni;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -295,6 +296,17 @@ public final class InMemorySessionStore implements SessionStore {
     @Override
     public Uni<Long> countEngineHeld(Instant now) {
         return locked(() -> tallies.engineHeld(now));
+    }
+
+    @Override
+    public Uni<List<Session>> soonestLeases(Collection<String> tenants, Instant now, int limit) {
+        return locked(() -> tallies.soonestLeases(tenants, now, limit).stream()
+                .map(id -> sessions.get(id).session).toList());
+    }
+
+    @Override
+    public Uni<List<Session>> soonestReleases(Instant now, int limit) {
+        return locked(() -> tallies.soonestReleases(now, limit));
     }
 
     @Override

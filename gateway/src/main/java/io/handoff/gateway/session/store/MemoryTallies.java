@@ -1,13 +1,20 @@
 package io.handoff.gateway.session.store;
 
+import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionState;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.TreeSet;
 
 /**
@@ -77,6 +84,70 @@ final class MemoryTallies {
 
     Map<SessionState, Long> byState() {
         return new EnumMap<>(byState);
+    }
+
+    /**
+     * Ids of up to {@code limit} live sessions of these tenants whose leases run past {@code now}, soonest first; at
+     * most {@code limit} leases of each tenant are read.
+     */
+    List<String> soonestLeases(Collection<String> tenants, Instant now, int limit) {
+        List<Lease> found = new ArrayList<>();
+        for (String tenant : tenants) {
+            TreeSet<Lease> leases = liveLeases.get(tenant);
+            if (leases == null) {
+                continue;
+            }
+            int taken = 0;
+            for (Lease lease : leases.tailSet(new Lease(now, ""), true)) {
+                if (taken == limit) {
+                    break;
+                }
+                if (lease.expiresAt().isAfter(now)) {
+                    found.add(lease);
+                    taken++;
+                }
+            }
+        }
+        Collections.sort(found);
+        return found.stream().limit(limit).map(Lease::sessionId).toList();
+    }
+
+    /**
+     * Up to {@code limit} ended sessions an engine may still hold KV for at {@code now}, in the order of the Redis
+     * store's engine-held index (lib.lua's index_held): by the latest moment a hold may last, a hold with no known
+     * end (waiting for its discharge, or an engine's hold without a timer) last.
+     */
+    List<Session> soonestReleases(Instant now, int limit) {
+        Comparator<Session> byRelease = Comparator.comparing((Session s) -> heldBound(s, now))
+                .thenComparing(Session::id);
+        PriorityQueue<Session> latestFirst = new PriorityQueue<>(byRelease.reversed());
+        for (Session s : mayHold.values()) {
+            if (limit > 0 && s.engineMayHoldKv(now)) {
+                latestFirst.add(s);
+                if (latestFirst.size() > limit) {
+                    latestFirst.poll();
+                }
+            }
+        }
+        List<Session> soonest = new ArrayList<>(latestFirst);
+        soonest.sort(byRelease);
+        return soonest;
+    }
+
+    private static Instant heldBound(Session s, Instant now) {
+        Instant bound = Instant.MIN;
+        for (CleanupObligation o : s.obligations()) {
+            if (!o.mayStillHold(now)) {
+                continue;
+            }
+            if (o.isPending() || o.heldUntil() == null) {
+                return Instant.MAX;
+            }
+            if (o.heldUntil().isAfter(bound)) {
+                bound = o.heldUntil();
+            }
+        }
+        return bound;
     }
 
     /** Ended sessions an engine may still hold KV for; a hold that has ended stays ended until the session changes. */

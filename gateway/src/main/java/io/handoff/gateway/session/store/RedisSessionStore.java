@@ -17,6 +17,8 @@ import io.vertx.mutiny.redis.client.Response;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -312,6 +314,64 @@ public final class RedisSessionStore implements SessionStore {
         }
         return guard(Uni.join().all(perBucket).andFailFast()
                 .map(replies -> replies.stream().mapToLong(Response::toLong).sum()));
+    }
+
+    @Override
+    public Uni<List<Session>> soonestLeases(Collection<String> tenants, Instant now, int limit) {
+        List<Request> perTenant = new ArrayList<>(tenants.size());
+        for (String tenant : tenants) {
+            perTenant.add(firstAfter(keys.tenantLive(tenant), now, limit));
+        }
+        // the index is a hint that can lag a renewal: the records say which are live and until when
+        return guard(soonestOf(perTenant, limit).map(found -> found.stream().filter(s -> s.isLiveAt(now))
+                .sorted(Comparator.comparing(Session::leaseExpiresAt).thenComparing(Session::id)).toList()));
+    }
+
+    @Override
+    public Uni<List<Session>> soonestReleases(Instant now, int limit) {
+        List<Request> perBucket = new ArrayList<>(SessionIds.BUCKETS);
+        for (int b = 0; b < SessionIds.BUCKETS; b++) {
+            perBucket.add(firstAfter(keys.held(b), now, limit));
+        }
+        return guard(soonestOf(perBucket, limit).map(found -> found.stream()
+                .filter(s -> s.engineMayHoldKv(now)).toList()));
+    }
+
+    /** The first {@code limit} members of a sorted set scored after {@code now}, with their scores. */
+    private static Request firstAfter(String sortedSet, Instant now, int limit) {
+        return Request.cmd(Command.ZRANGEBYSCORE).arg(sortedSet).arg("(" + SessionCodec.millis(now)).arg("+inf")
+                .arg("WITHSCORES").arg("LIMIT").arg(0).arg(limit);
+    }
+
+    /** The records of the {@code limit} lowest-scored members over the answers of {@code ranges}, lowest first. */
+    private Uni<List<Session>> soonestOf(List<Request> ranges, int limit) {
+        if (ranges.isEmpty() || limit <= 0) {
+            return Uni.createFrom().item(List.of());
+        }
+        return Uni.join().all(ranges.stream().map(redis::send).toList()).andFailFast().flatMap(replies -> {
+            List<DueEntry> members = new ArrayList<>();
+            for (Response reply : replies) {
+                for (int i = 0; i + 1 < reply.size(); i += 2) {
+                    members.add(new DueEntry(reply.get(i).toString(), score(reply.get(i + 1).toString())));
+                }
+            }
+            List<String> ids = members.stream()
+                    .sorted(Comparator.comparing(DueEntry::due).thenComparing(DueEntry::sessionId))
+                    .limit(limit).map(DueEntry::sessionId).distinct().toList();
+            if (ids.isEmpty()) {
+                return Uni.createFrom().item(List.<Session>of());
+            }
+            return Uni.join().all(ids.stream().map(id -> redis.send(Request.cmd(Command.HGETALL)
+                    .arg(keys.session(id)))).toList()).andFailFast()
+                    .map(records -> records.stream().map(RedisSessionStore::fields).filter(h -> !h.isEmpty())
+                            .map(SessionCodec::fromFields).toList());
+        });
+    }
+
+    /** A sorted set's score as an instant; {@code inf} (a hold with no known end) is the farthest one. */
+    private static Instant score(String score) {
+        return score.endsWith("inf") ? Instant.MAX
+                : Instant.ofEpochMilli((long) Double.parseDouble(score));
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.smallrye.mutiny.Uni;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,6 +88,21 @@ public interface SessionStore {
      * an obligation not yet discharged, or an engine's own hold that has not ended. Live sessions are not counted.
      */
     Uni<Long> countEngineHeld(Instant now);
+
+    /**
+     * Up to {@code limit} live sessions of the given tenants whose leases run out soonest after {@code now}, soonest
+     * first (what an operator's view counts down). Read from each tenant's live index: at most {@code limit} entries
+     * per tenant, however many sessions the store holds. A session whose index entry lags its record is answered
+     * as its record says, or left out when it is no longer live.
+     */
+    Uni<List<Session>> soonestLeases(Collection<String> tenants, Instant now, int limit);
+
+    /**
+     * Up to {@code limit} ended sessions whose KV an engine may still hold at {@code now} (as {@link #countEngineHeld}
+     * counts them), the soonest released first; a hold that waits for its discharge, or has no known end, comes
+     * last. Reads at most {@code limit} entries of each index bucket.
+     */
+    Uni<List<Session>> soonestReleases(Instant now, int limit);
 
     /** The session a tenant's idempotency key points at now (live or tombstone); empty when none. */
     Uni<Optional<Session>> findByIdempotencyKey(String tenant, String idempotencyKey);
