@@ -5,7 +5,10 @@
 #   chaos/run-chaos.sh [--build] [--sessions 10000] [--workers 6] [--max-load-seconds 1800]
 #                      [--faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash|none]
 #                      [--kill-every-ms 2000] [--fault-every-ms 3000] [--out chaos/target/chaos-long]
+#                      [--gateway-option key=value ...]
 #
+# --gateway-option gives every replica one more configuration key, last (for example
+# handoff.reaper.enabled=false, to see the leak checks fail).
 # --build packages the gateway and this module first (./mvnw package -DskipTests -pl chaos -am). The figures, the
 # history (history.jsonl) and every process's log land in --out. On a shared machine, run it under the machine
 # lock (e.g. /tmp/machine.sh chaos/run-chaos.sh ...).

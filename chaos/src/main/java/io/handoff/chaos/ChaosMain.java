@@ -3,6 +3,8 @@ package io.handoff.chaos;
 import io.handoff.chaos.ChaosSettings.Fault;
 import java.nio.file.Path;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -11,7 +13,7 @@ import java.util.Set;
  * <pre>
  *   ChaosMain --gateway-jar gateway/target/quarkus-app/quarkus-run.jar --out chaos/target/chaos-long
  *             [--sessions 10000] [--max-load-seconds 900] [--workers 6] [--faults replica-kill,redis-pause,...]
- *             [--kill-every-ms 2000] [--fault-every-ms 3000]
+ *             [--kill-every-ms 2000] [--fault-every-ms 3000] [--gateway-option handoff.reaper.enabled=false]
  * </pre>
  */
 public final class ChaosMain {
@@ -30,6 +32,7 @@ public final class ChaosMain {
         Set<Fault> faults = base.faults();
         Path out = base.out();
         Path jar = base.gatewayJar();
+        Map<String, String> overrides = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i += 2) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
@@ -48,6 +51,14 @@ public final class ChaosMain {
                 }
                 case "--out" -> out = Path.of(value);
                 case "--gateway-jar" -> jar = Path.of(value);
+                case "--gateway-option" -> {
+                    int eq = value.indexOf('=');
+                    if (eq <= 0) {
+                        System.err.println("--gateway-option takes key=value, not " + value);
+                        System.exit(2);
+                    }
+                    overrides.put(value.substring(0, eq), value.substring(eq + 1));
+                }
                 default -> {
                     System.err.println("unknown option " + args[i] + "\n" + usage());
                     System.exit(2);
@@ -56,7 +67,7 @@ public final class ChaosMain {
         }
         ChaosSettings settings = new ChaosSettings(sessions, maxLoadMs, workers, base.leaseMs(), base.holdMs(),
                 killEvery, faultEvery, base.pauseMs(), base.redisPauseMs(), faults, out.toAbsolutePath(),
-                jar.toAbsolutePath(), base.classPath());
+                jar.toAbsolutePath(), base.classPath(), overrides);
         Verdict v = new ChaosRun(settings).run();
         System.out.println(v.table());
         System.out.println(v.holds() ? "every invariant held" : "BROKEN: " + v.broken());
@@ -66,6 +77,6 @@ public final class ChaosMain {
     private static String usage() {
         return "options: --sessions N --max-load-seconds S --workers N --kill-every-ms MS --fault-every-ms MS"
                 + " --faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash|none --out DIR"
-                + " --gateway-jar JAR";
+                + " --gateway-jar JAR --gateway-option key=value (repeatable)";
     }
 }

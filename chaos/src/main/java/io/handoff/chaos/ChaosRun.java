@@ -20,7 +20,7 @@ final class ChaosRun {
 
     Verdict run() throws Exception {
         Path out = settings.out();
-        Files.createDirectories(out);
+        clean(out);
         History history = new History();
         HttpCalls http = new HttpCalls(history);
         RedisNode redis = new RedisNode(Files.createDirectories(out.resolve("redis")));
@@ -62,6 +62,7 @@ final class ChaosRun {
             }
             long loadMs = System.currentTimeMillis() - loadStart;
             faults.stop();
+            java.time.Instant loadEndedAt = java.time.Instant.now();
             log("load done in " + loadMs + " ms; faults stopped; settling");
             replicas.awaitAllUp(120_000);
 
@@ -73,7 +74,7 @@ final class ChaosRun {
                     n.get()));
             v.figure("replica processes started", replicas.generations());
             outcomes(history, v);
-            new Checks(settings, replicas, fleet, http, history).settleAndCheck(v);
+            new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
             v.figure("whole run (ms)", System.currentTimeMillis() - t0);
         } finally {
             if (replicas != null) {
@@ -87,6 +88,30 @@ final class ChaosRun {
             Files.writeString(out.resolve("figures.txt"), v.table());
         }
         return v;
+    }
+
+    /**
+     * Removes what an earlier run left in the output folder (and only that: the folder may be the user's): its logs,
+     * whose old lines would be read as this run's, and Redis's append-only file, which would bring its sessions back.
+     */
+    private static void clean(Path out) throws java.io.IOException {
+        Files.createDirectories(out);
+        Path redis = out.resolve("redis");
+        if (Files.isDirectory(redis)) {
+            try (var files = Files.walk(redis)) {
+                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        try (var files = Files.list(out)) {
+            for (Path p : files.toList()) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".log") || name.equals("history.jsonl") || name.equals("figures.txt")) {
+                    Files.delete(p);
+                }
+            }
+        }
     }
 
     /** How the operations ended, by kind of operation and outcome: figures only. */

@@ -21,10 +21,12 @@ import java.util.Set;
  * @param faultEveryMs  time between two of the other faults
  * @param pauseMs       how long a paused replica stays stopped (longer than a lease)
  * @param redisPauseMs  how long a paused Redis stays stopped
+ * @param gatewayOverrides configuration keys given to every replica last (e.g. to see a check fail with the reaper
+ *                      turned off)
  */
 record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, long holdMs, long killEveryMs,
         long faultEveryMs, long pauseMs, long redisPauseMs, Set<Fault> faults, Path out, Path gatewayJar,
-        String classPath) {
+        String classPath, Map<String, String> gatewayOverrides) {
 
     enum Fault {
         REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL, REDIS_PAUSE, ENGINE_CRASH;
@@ -37,7 +39,7 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
     /** The run in the build: modest load (the machine is shared), every fault, well under three minutes. */
     static ChaosSettings shortRun(Path out, Path gatewayJar, String classPath) {
         return new ChaosSettings(600, 45_000, 4, 3000, 4000, 2000, 3000, 5000, 1500, EnumSet.allOf(Fault.class),
-                out, gatewayJar, classPath);
+                out, gatewayJar, classPath, Map.of());
     }
 
     /** How long after the load stopped anything nobody released must be gone: lease, claim, engine hold, grace. */
@@ -77,6 +79,7 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         route(c, "openengine", fleet, "context-first", "context-first");
         c.put("handoff.routes.openengine.options.hold-seconds", Long.toString(holdSeconds));
         c.put("handoff.routes.openengine.options.abort-cleanup", "true");
+        c.putAll(gatewayOverrides);
         return c;
     }
 

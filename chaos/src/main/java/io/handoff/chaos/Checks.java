@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.openengine.v1.KvSession;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -28,8 +29,14 @@ final class Checks {
     private final HttpCalls http;
     private final History history;
     private final KvCalls kv;
+    private final Instant loadEndedAt;
+    /** The sessions the load was answered, before the final reads added their own observations. */
+    private final Set<String> knownBefore;
 
-    Checks(ChaosSettings settings, Replicas replicas, SimulatorFleet fleet, HttpCalls http, History history) {
+    Checks(ChaosSettings settings, Replicas replicas, SimulatorFleet fleet, HttpCalls http, History history,
+            Instant loadEndedAt) {
+        this.loadEndedAt = loadEndedAt;
+        this.knownBefore = Set.copyOf(history.observations().keySet());
         this.settings = settings;
         this.replicas = replicas;
         this.fleet = fleet;
@@ -46,8 +53,9 @@ final class Checks {
             Sleep.millis(250);
         }
         v.figure("settled after load stopped (ms)", System.currentTimeMillis() - start);
-        checkKeys(v);
-        checkSessions(v);
+        long leaked = checkSessions(v) + checkKeys(v);
+        v.must("sessions leaked: live past lease + grace", 0, leaked);
+        v.must("resurrections: a session that moved after it was seen terminal", 0, resurrections(v));
         checkStore(v);
         checkEngines(v);
     }
@@ -69,8 +77,8 @@ final class Checks {
         }
     }
 
-    /** Every session a client was told of: read back; none may be live; none may have moved after it ended. */
-    private void checkSessions(Verdict v) {
+    /** Every session a client was told of: read back; none may be live, none may be gone. Answers the leaked. */
+    private long checkSessions(Verdict v) {
         long leaked = 0;
         long lost = 0;
         for (String id : new ArrayList<>(history.observations().keySet())) {
@@ -83,9 +91,8 @@ final class Checks {
             }
         }
         v.figure("sessions a client was answered (participant and raw)", history.observations().size());
-        v.must("sessions leaked: live past lease + grace", 0, leaked);
         v.must("sessions acknowledged then lost (not found)", 0, lost);
-        v.must("resurrections: a session that moved after it was seen terminal", 0, resurrections(v));
+        return leaked;
     }
 
     /**
@@ -123,18 +130,27 @@ final class Checks {
     /**
      * Every idempotency key used: the identical allocation once more must name the one session every earlier
      * answer named. A key whose every answer was dropped may have made a session nobody heard of: this read finds
-     * it (and releases it if it is still live, which it cannot be past its lease).
+     * it, and it must not be live either. A session this read made itself (none was made before) is released.
+     * Answers the leaked sessions only this read found.
      */
-    private void checkKeys(Verdict v) {
+    private long checkKeys(Verdict v) {
         long keys = 0;
         long split = 0;
+        long leaked = 0;
         for (Map.Entry<String, String> k : history.keys().entrySet()) {
             String[] parts = k.getValue().split("\t");
             var req = KvCalls.allocation(parts[0], parts[1], k.getKey(), Long.parseLong(parts[2]));
             KvSession s = withRetry(() -> kv.allocate(replicas.anyUp(), req, 5000));
             keys++;
             if (s != null && !TERMINAL.contains(s.getState().name())) {
-                withRetry(() -> kv.release(replicas.anyUp(), s.getRef().getSessionId(), 5000));
+                Instant created = Instant.ofEpochSecond(s.getCreatedAt().getSeconds(), s.getCreatedAt().getNanos());
+                if (created.isAfter(loadEndedAt)) {
+                    withRetry(() -> kv.release(replicas.anyUp(), s.getRef().getSessionId(), 5000));
+                } else if (!knownBefore.contains(s.getRef().getSessionId())) { // a known one was counted already
+                    leaked++;
+                    v.note("leaked: session " + s.getRef().getSessionId() + " of key " + k.getKey() + " is "
+                            + s.getState() + ", found only by its key");
+                }
             }
             Set<String> sessions = history.sessionsByKey().getOrDefault(k.getKey(), new HashSet<>());
             if (sessions.size() > 1) {
@@ -144,6 +160,7 @@ final class Checks {
         }
         v.figure("idempotency keys used", keys);
         v.must("idempotency keys naming more than one session", 0, split);
+        return leaked;
     }
 
     /** The store's own count of what is live and what engines may still hold, over every replica. */
