@@ -1,9 +1,14 @@
 package io.handoff.chaos;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -62,7 +67,7 @@ final class ChaosRun {
             }
             long loadMs = System.currentTimeMillis() - loadStart;
             faults.stop();
-            java.time.Instant loadEndedAt = java.time.Instant.now();
+            Instant loadEndedAt = Instant.now();
             log("load done in " + loadMs + " ms; faults stopped; settling");
             replicas.awaitAllUp(120_000);
 
@@ -94,12 +99,12 @@ final class ChaosRun {
      * Removes what an earlier run left in the output folder (and only that: the folder may be the user's): its logs,
      * whose old lines would be read as this run's, and Redis's append-only file, which would bring its sessions back.
      */
-    private static void clean(Path out) throws java.io.IOException {
+    private static void clean(Path out) throws IOException {
         Files.createDirectories(out);
         Path redis = out.resolve("redis");
         if (Files.isDirectory(redis)) {
             try (var files = Files.walk(redis)) {
-                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.delete(p);
                 }
             }
@@ -116,7 +121,7 @@ final class ChaosRun {
 
     /** How the operations ended, by kind of operation and outcome: figures only. */
     private static void outcomes(History history, Verdict v) {
-        java.util.Map<String, Long> byOutcome = new java.util.TreeMap<>();
+        Map<String, Long> byOutcome = new TreeMap<>();
         for (History.Op op : history.ops()) {
             String kind = op.kind().startsWith("generate-") ? "generate" : op.kind();
             byOutcome.merge(kind + " -> " + op.outcome(), 1L, Long::sum);

@@ -1,6 +1,7 @@
 package io.handoff.chaos;
 
 import io.handoff.chaos.ChaosSettings.Fault;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -126,7 +127,7 @@ final class FaultSchedule {
                     http.simCrash(e.url(), 300);
                     history.event("engine-crashed", e.name() + ", back in 300 ms with a new identity");
                     injected.get(f).incrementAndGet();
-                } catch (java.io.IOException ex) {
+                } catch (IOException ex) {
                     history.event("fault-failed", "crash " + e.name() + ": " + ex.getMessage());
                 } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();

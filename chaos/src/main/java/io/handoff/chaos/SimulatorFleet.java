@@ -1,5 +1,7 @@
 package io.handoff.chaos;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,8 +70,8 @@ final class SimulatorFleet {
 
     private static String readLog(ChildProcess p) {
         try {
-            return java.nio.file.Files.readString(p.log());
-        } catch (java.io.IOException e) {
+            return Files.readString(p.log());
+        } catch (IOException e) {
             return "";
         }
     }

@@ -6,6 +6,8 @@ import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvSession;
 import java.util.List;
+import java.util.Locale;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -182,7 +184,7 @@ final class Workload {
                 kv.renew(replicas.pick().orElseThrow(), id, settings.leaseMs(), CALL_DEADLINE_MS);
                 kv.release(replicas.pick().orElseThrow(), id, CALL_DEADLINE_MS);
             }
-        } catch (StatusRuntimeException | java.util.NoSuchElementException e) {
+        } catch (StatusRuntimeException | NoSuchElementException e) {
             // recorded; read back at the end
         }
     }
@@ -192,7 +194,7 @@ final class Workload {
     }
 
     static String styleName(KvScheduleStyle style) {
-        return style.name().substring("KV_SCHEDULE_STYLE_".length()).toLowerCase(java.util.Locale.ROOT)
+        return style.name().substring("KV_SCHEDULE_STYLE_".length()).toLowerCase(Locale.ROOT)
                 .replace('_', '-');
     }
 }
