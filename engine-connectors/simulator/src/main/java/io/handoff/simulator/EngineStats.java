@@ -30,6 +30,9 @@ public final class EngineStats {
     public static final String FAULT_ERRORS = "fault_errors_injected";
     public static final String FAULT_RESETS = "fault_resets_injected";
     public static final String FAULT_CUTS = "fault_stream_cuts_injected";
+    /** Holds pinned, and holds ended (freed for any reason or lost with a crash): equal once nothing is pinned. */
+    public static final String HOLDS_PINNED_TOTAL = "kv_holds_pinned_total";
+    public static final String HOLDS_ENDED_TOTAL = "kv_holds_ended_total";
 
     private final Map<String, Long> counters = new LinkedHashMap<>();
 
@@ -42,7 +45,8 @@ public final class EngineStats {
         for (String k : new String[] {REQUESTS_TOTAL, REQUESTS_FAILED, REQUESTS_ABORTED, FREED_BY_PULL,
             FREED_BY_ABORT, FREED_BY_TIMEOUT, FREED_BY_FAILURE, FREED_BY_FINISH, BLOCKS_FREED_BY_PULL, BLOCKS_FREED_BY_ABORT,
             BLOCKS_FREED_BY_TIMEOUT, TRANSFERS_RECEIVED, LEAKED_TOTAL, LOST_BY_CRASH, LOCAL_PREFILL_FALLBACKS,
-            CORRUPT_KV_READS, CRASHES, RESTARTS, FAULT_ERRORS, FAULT_RESETS, FAULT_CUTS}) {
+            CORRUPT_KV_READS, CRASHES, RESTARTS, FAULT_ERRORS, FAULT_RESETS, FAULT_CUTS, HOLDS_PINNED_TOTAL,
+            HOLDS_ENDED_TOTAL}) {
             counters.put(k, 0L);
         }
     }
@@ -60,6 +64,7 @@ public final class EngineStats {
     }
 
     void countFreed(FreeReason reason, int blocks) {
+        inc(HOLDS_ENDED_TOTAL);
         switch (reason) {
             case PULL:
                 inc(FREED_BY_PULL);

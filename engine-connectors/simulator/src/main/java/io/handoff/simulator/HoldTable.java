@@ -50,6 +50,7 @@ public final class HoldTable {
         long now = clock.millis();
         KvHold h = new KvHold(key, kind, blocks, now, ttlMs > 0 ? now + ttlMs : Long.MAX_VALUE, onExpire);
         holds.put(key, h);
+        stats.inc(EngineStats.HOLDS_PINNED_TOTAL);
         schedule(h);
         return h;
     }
@@ -142,6 +143,7 @@ public final class HoldTable {
         for (KvHold h : holds.values()) {
             cancelTimer(h);
             blocks += h.blocks.length;
+            stats.inc(EngineStats.HOLDS_ENDED_TOTAL);
         }
         holds.clear();
         return blocks;

@@ -1,0 +1,135 @@
+package io.handoff.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One run: start Redis, the fleet and the replicas; run the load with the faults; stop the faults; settle; check.
+ * Everything it started is stopped at the end, whatever happened.
+ */
+final class ChaosRun {
+
+    private final ChaosSettings settings;
+
+    ChaosRun(ChaosSettings settings) {
+        this.settings = settings;
+    }
+
+    Verdict run() throws Exception {
+        Path out = settings.out();
+        clean(out);
+        History history = new History();
+        HttpCalls http = new HttpCalls(history);
+        RedisNode redis = new RedisNode(Files.createDirectories(out.resolve("redis")));
+        SimulatorFleet fleet = null;
+        Replicas replicas = null;
+        Verdict v = new Verdict();
+        long t0 = System.currentTimeMillis();
+        try {
+            redis.start();
+            fleet = SimulatorFleet.start(settings.classPath(), out, settings.holdMs(), 5);
+            replicas = new Replicas(3, settings.gatewayJar(), out, settings.gatewayConfig(fleet, redis.url()),
+                    history);
+            replicas.startAll();
+            long startup = System.currentTimeMillis() - t0;
+            log("up in " + startup + " ms: redis " + redis.url() + ", " + fleet.engines().size()
+                    + " engines, 3 replicas; load of " + settings.sessions() + " sessions, " + settings.workers()
+                    + " clients, faults " + settings.faults());
+
+            FaultSchedule faults = new FaultSchedule(settings, replicas, redis, fleet, http, history);
+            Workload load = new Workload(replicas, history, settings, http);
+            AtomicInteger started = new AtomicInteger();
+            long loadStart = System.currentTimeMillis();
+            long loadEnd = loadStart + settings.maxLoadMs();
+            faults.start();
+            List<Thread> workers = new ArrayList<>();
+            for (int i = 0; i < settings.workers(); i++) {
+                Thread w = new Thread(() -> {
+                    while (System.currentTimeMillis() < loadEnd && started.incrementAndGet() <= settings.sessions()) {
+                        if (!load.runOne()) {
+                            started.decrementAndGet();
+                        }
+                    }
+                }, "chaos-client-" + i);
+                workers.add(w);
+                w.start();
+            }
+            for (Thread w : workers) {
+                w.join();
+            }
+            long loadMs = System.currentTimeMillis() - loadStart;
+            faults.stop();
+            Instant loadEndedAt = Instant.now();
+            log("load done in " + loadMs + " ms; faults stopped; settling");
+            replicas.awaitAllUp(120_000);
+
+            v.figure("start-up (ms)", startup);
+            v.figure("load (ms)", loadMs);
+            v.figure("sessions started by the load", Math.min(started.get(), settings.sessions()));
+            v.figure("operations in the history", history.ops().size());
+            faults.injected().forEach((f, n) -> v.figure("fault " + f.name().toLowerCase().replace('_', '-'),
+                    n.get()));
+            v.figure("replica processes started", replicas.generations());
+            outcomes(history, v);
+            new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
+            v.figure("whole run (ms)", System.currentTimeMillis() - t0);
+        } finally {
+            if (replicas != null) {
+                replicas.stopAll();
+            }
+            if (fleet != null) {
+                fleet.stop();
+            }
+            redis.stop();
+            history.dump(out.resolve("history.jsonl"));
+            Files.writeString(out.resolve("figures.txt"), v.table());
+        }
+        return v;
+    }
+
+    /**
+     * Removes what an earlier run left in the output folder (and only that: the folder may be the user's): its logs,
+     * whose old lines would be read as this run's, and Redis's append-only file, which would bring its sessions back.
+     */
+    private static void clean(Path out) throws IOException {
+        Files.createDirectories(out);
+        Path redis = out.resolve("redis");
+        if (Files.isDirectory(redis)) {
+            try (var files = Files.walk(redis)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        try (var files = Files.list(out)) {
+            for (Path p : files.toList()) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".log") || name.equals("history.jsonl") || name.equals("figures.txt")) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    /** How the operations ended, by kind of operation and outcome: figures only. */
+    private static void outcomes(History history, Verdict v) {
+        Map<String, Long> byOutcome = new TreeMap<>();
+        for (History.Op op : history.ops()) {
+            String kind = op.kind().startsWith("generate-") ? "generate" : op.kind();
+            byOutcome.merge(kind + " -> " + op.outcome(), 1L, Long::sum);
+        }
+        byOutcome.forEach((k, n) -> v.note(String.format("  %-58s %6d", k, n)));
+    }
+
+    static void log(String line) {
+        System.out.println("[chaos] " + line);
+    }
+}

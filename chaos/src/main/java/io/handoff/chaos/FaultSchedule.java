@@ -1,0 +1,139 @@
+package io.handoff.chaos;
+
+import io.handoff.chaos.ChaosSettings.Fault;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The faults, on two timers while the load runs: a kill -9 of a replica every {@code killEveryMs} (restarted at once
+ * with a new replica id), and in turn every {@code faultEveryMs} the others: a replica stopped (SIGSTOP) for longer
+ * than a lease, Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
+ * with a new identity). Every fault goes in the history.
+ */
+final class FaultSchedule {
+
+    private final ChaosSettings settings;
+    private final Replicas replicas;
+    private final RedisNode redis;
+    private final SimulatorFleet fleet;
+    private final HttpCalls http;
+    private final History history;
+    private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean running;
+
+    FaultSchedule(ChaosSettings settings, Replicas replicas, RedisNode redis, SimulatorFleet fleet, HttpCalls http,
+            History history) {
+        this.settings = settings;
+        this.replicas = replicas;
+        this.redis = redis;
+        this.fleet = fleet;
+        this.http = http;
+        this.history = history;
+        for (Fault f : Fault.values()) {
+            injected.put(f, new AtomicInteger());
+        }
+    }
+
+    void start() {
+        running = true;
+        if (settings.faults().contains(Fault.REPLICA_KILL)) {
+            threads.add(thread("chaos-killer", settings.killEveryMs(), this::killReplica));
+        }
+        List<Fault> others = new ArrayList<>();
+        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REDIS_KILL, Fault.ENGINE_CRASH, Fault.REDIS_PAUSE)) {
+            if (settings.faults().contains(f)) {
+                others.add(f);
+            }
+        }
+        if (!others.isEmpty()) {
+            AtomicInteger turn = new AtomicInteger();
+            threads.add(thread("chaos-faults", settings.faultEveryMs(),
+                    () -> inject(others.get(turn.getAndIncrement() % others.size()))));
+        }
+        threads.forEach(Thread::start);
+    }
+
+    /** Stops injecting and waits until the fault in progress has been undone (a paused process resumed). */
+    void stop() throws InterruptedException {
+        running = false;
+        for (Thread t : threads) {
+            t.join(); // not interrupted: a fault in progress is undone (a stopped process resumed) before it ends
+        }
+    }
+
+    Map<Fault, AtomicInteger> injected() {
+        return injected;
+    }
+
+    private Thread thread(String name, long periodMs, Runnable fault) {
+        Thread t = new Thread(() -> {
+            while (running) {
+                long until = System.currentTimeMillis() + periodMs;
+                while (running && System.currentTimeMillis() < until) {
+                    Sleep.millis(Math.min(100, Math.max(1, until - System.currentTimeMillis())));
+                }
+                if (!running) {
+                    return;
+                }
+                try {
+                    fault.run();
+                } catch (RuntimeException e) {
+                    history.event("fault-failed", name + ": " + e);
+                }
+            }
+        }, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    private void killReplica() {
+        replicas.killOne().ifPresent(id -> injected.get(Fault.REPLICA_KILL).incrementAndGet());
+    }
+
+    private void inject(Fault f) {
+        switch (f) {
+            case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs())
+                    .ifPresent(id -> injected.get(f).incrementAndGet());
+            case REDIS_KILL -> {
+                history.event("redis-killed", "kill -9, restarted at once");
+                redis.kill9();
+                redis.restart();
+                history.event("redis-up", "");
+                injected.get(f).incrementAndGet();
+            }
+            case REDIS_PAUSE -> {
+                history.event("redis-paused", settings.redisPauseMs() + " ms");
+                redis.pause();
+                try {
+                    Thread.sleep(settings.redisPauseMs());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    redis.resume();
+                }
+                history.event("redis-resumed", "");
+                injected.get(f).incrementAndGet();
+            }
+            case ENGINE_CRASH -> {
+                List<SimulatorFleet.Engine> engines = fleet.engines();
+                SimulatorFleet.Engine e = engines.get(ThreadLocalRandom.current().nextInt(engines.size()));
+                try {
+                    http.simCrash(e.url(), 300);
+                    history.event("engine-crashed", e.name() + ", back in 300 ms with a new identity");
+                    injected.get(f).incrementAndGet();
+                } catch (IOException ex) {
+                    history.event("fault-failed", "crash " + e.name() + ": " + ex.getMessage());
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            default -> throw new IllegalArgumentException(f.name());
+        }
+    }
+}

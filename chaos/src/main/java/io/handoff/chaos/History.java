@@ -1,0 +1,115 @@
+package io.handoff.chaos;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Every operation the clients made and its answer, every fault injected, and every observation of a session (its
+ * state and epoch as one answer showed it, with when the call started and when its answer arrived). Kept in memory,
+ * written to {@code history.jsonl} at the end; the checks read it.
+ */
+final class History {
+
+    /** One call and its answer. {@code session} and {@code key} are empty where the call named none. */
+    record Op(long seq, String kind, String replica, long startMs, long endMs, String key, String session,
+            String outcome, String detail) {
+    }
+
+    /** A session as one answer showed it. {@code invokedNs}/{@code answeredNs} order observations in real time. */
+    record Observation(String session, String state, long epoch, long invokedNs, long answeredNs, String via) {
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final long t0 = System.currentTimeMillis();
+    private final AtomicLong seq = new AtomicLong();
+    private final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<String[]> events = new ConcurrentLinkedQueue<>();
+    private final Map<String, ConcurrentLinkedQueue<Observation>> observations = new ConcurrentHashMap<>();
+    private final Map<String, Set<String>> sessionsByKey = new ConcurrentHashMap<>();
+    private final Map<String, String> keyRequests = new ConcurrentHashMap<>();
+
+    long now() {
+        return System.currentTimeMillis() - t0;
+    }
+
+    void op(String kind, String replica, long startMs, String key, String session, String outcome, String detail) {
+        ops.add(new Op(seq.incrementAndGet(), kind, replica, startMs, now(), key == null ? "" : key,
+                session == null ? "" : session, outcome, detail == null ? "" : detail));
+    }
+
+    void event(String kind, String detail) {
+        events.add(new String[] {Long.toString(now()), kind, detail});
+    }
+
+    void observe(String session, String state, long epoch, long invokedNs, long answeredNs, String via) {
+        observations.computeIfAbsent(session, s -> new ConcurrentLinkedQueue<>())
+                .add(new Observation(session, state, epoch, invokedNs, answeredNs, via));
+    }
+
+    /** An allocation under {@code key} answered {@code session}. */
+    void allocated(String key, String session) {
+        sessionsByKey.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(session);
+    }
+
+    /** An idempotency key was used (answered or not), with the request id it carries. */
+    void keyUsed(String key, String requestId) {
+        keyRequests.put(key, requestId);
+    }
+
+    Map<String, String> keys() {
+        return new TreeMap<>(keyRequests);
+    }
+
+    Map<String, Set<String>> sessionsByKey() {
+        return sessionsByKey;
+    }
+
+    Map<String, ConcurrentLinkedQueue<Observation>> observations() {
+        return observations;
+    }
+
+    List<Op> ops() {
+        return new ArrayList<>(ops);
+    }
+
+    List<String[]> events() {
+        return new ArrayList<>(events);
+    }
+
+    /** Writes every fault, operation and observation, one JSON object a line. */
+    void dump(Path file) throws IOException {
+        Files.createDirectories(file.getParent());
+        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            for (String[] e : events) {
+                ObjectNode o = JSON.createObjectNode().put("type", "fault").put("at_ms", Long.parseLong(e[0]))
+                        .put("kind", e[1]).put("detail", e[2]);
+                w.write(JSON.writeValueAsString(o));
+                w.newLine();
+            }
+            for (Op op : ops) {
+                w.write(JSON.writeValueAsString(JSON.valueToTree(op).deepCopy()));
+                w.newLine();
+            }
+            for (var list : observations.values()) {
+                for (Observation ob : list) {
+                    w.write(JSON.writeValueAsString(JSON.valueToTree(ob)));
+                    w.newLine();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.handoff.chaos;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one redis-server every replica shares, in a directory of its own, with an append-only file synced on every
+ * write ({@code appendfsync always}): a kill -9 and restart then loses nothing Redis acknowledged, so every
+ * invariant the harness checks must hold across it. It comes back on the same port, which the replicas' URL names.
+ */
+final class RedisNode {
+
+    private final Path dir;
+    private int port;
+    private ChildProcess process;
+    private int launches;
+
+    RedisNode(Path dir) {
+        this.dir = dir;
+    }
+
+    /**
+     * Starts on a port that was free a moment ago. Another process may take it between the probe and Redis's bind:
+     * Redis then exits, and another free port is tried. Only a server that reports this child's pid counts.
+     */
+    void start() {
+        for (int attempt = 1; ; attempt++) {
+            port = freePort();
+            if (launch()) {
+                return;
+            }
+            if (attempt == 5) {
+                throw new IllegalStateException("redis-server could not listen on a free port; see " + process.log());
+            }
+        }
+    }
+
+    /** Starts again on the same port (the replicas' URL); a port still in TIME_WAIT or taken is tried again. */
+    void restart() {
+        for (int attempt = 1; ; attempt++) {
+            if (launch()) {
+                return;
+            }
+            if (attempt == 20) {
+                throw new IllegalStateException("redis-server did not come back on port " + port);
+            }
+            Sleep.millis(100);
+        }
+    }
+
+    private boolean launch() {
+        launches++;
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--dir", dir.toString(), "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+                "--protected-mode", "yes", "--loglevel", "warning"));
+        process = ChildProcess.start("redis", command, dir.resolve("redis-" + launches + ".log"));
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+        while (process.alive()) {
+            if (answersAsThisProcess()) {
+                return true;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                process.kill9();
+                throw new IllegalStateException("redis-server did not answer on port " + port);
+            }
+            Sleep.millis(20);
+        }
+        return false;
+    }
+
+    String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    void kill9() {
+        process.kill9();
+    }
+
+    void pause() {
+        process.pause();
+    }
+
+    void resume() {
+        process.resume();
+    }
+
+    void stop() {
+        if (process != null && process.alive()) {
+            process.stop();
+        }
+    }
+
+    private boolean answersAsThisProcess() {
+        try {
+            return command("INFO", "server").contains("process_id:" + process.pid() + "\r\n");
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    /** One command in RESP; answers a bulk or status reply as text (enough for INFO and PING). */
+    String command(String... words) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(3000);
+            StringBuilder req = new StringBuilder("*" + words.length + "\r\n");
+            for (String w : words) {
+                req.append('$').append(w.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(w)
+                        .append("\r\n");
+            }
+            OutputStream out = s.getOutputStream();
+            out.write(req.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            String first = in.readLine();
+            if (first == null) {
+                throw new IOException("no reply");
+            }
+            if (first.startsWith("$")) {
+                int len = Integer.parseInt(first.substring(1));
+                char[] body = new char[Math.max(len, 0)];
+                int read = 0;
+                while (read < len) {
+                    int n = in.read(body, read, len - read);
+                    if (n < 0) {
+                        break;
+                    }
+                    read += n;
+                }
+                return new String(body, 0, read);
+            }
+            return first;
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

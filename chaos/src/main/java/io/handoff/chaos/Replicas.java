@@ -1,0 +1,209 @@
+package io.handoff.chaos;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The gateway replicas, one per slot. A slot is UP (taking load), PAUSED (SIGSTOP: clients still reach it and wait),
+ * or RESTARTING (killed, a new process with a new replica id on its way). Clients pick among the slots that are UP or
+ * PAUSED, as a load balancer that has not noticed yet would.
+ */
+final class Replicas {
+
+    enum SlotState { UP, PAUSED, RESTARTING }
+
+    /** What a client talks to: one replica's HTTP base URL and gRPC channel (both on its one port). */
+    record Target(String replicaId, String baseUrl, ManagedChannel channel) {
+    }
+
+    private static final class Slot {
+        GatewayReplica replica;
+        ManagedChannel channel;
+        SlotState state = SlotState.RESTARTING;
+    }
+
+    private final Path jar;
+    private final Path dir;
+    private final Map<String, String> config;
+    private final List<Slot> slots = new ArrayList<>();
+    private final AtomicInteger generation = new AtomicInteger();
+    private final History history;
+    private final ExecutorService starter = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "chaos-replica-start");
+        t.setDaemon(true);
+        return t;
+    });
+
+    Replicas(int count, Path jar, Path dir, Map<String, String> config, History history) {
+        this.jar = jar;
+        this.dir = dir;
+        this.config = config;
+        this.history = history;
+        for (int i = 0; i < count; i++) {
+            slots.add(new Slot());
+        }
+    }
+
+    /** Starts every slot in parallel and waits until each listens. */
+    void startAll() throws Exception {
+        List<Future<?>> started = new ArrayList<>();
+        for (int i = 0; i < slots.size(); i++) {
+            int slot = i;
+            started.add(starter.submit(() -> startSlot(slot)));
+        }
+        for (Future<?> f : started) {
+            f.get();
+        }
+    }
+
+    private void startSlot(int slot) {
+        String id = "r" + slot + "-g" + generation.incrementAndGet();
+        GatewayReplica r = GatewayReplica.start(id, jar, dir, config);
+        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", r.port()).usePlaintext().build();
+        synchronized (this) {
+            Slot s = slots.get(slot);
+            s.replica = r;
+            s.channel = ch;
+            s.state = SlotState.UP;
+        }
+        history.event("replica-up", id + " port " + r.port());
+    }
+
+    /** A random replica clients may reach (UP or PAUSED), if any. */
+    synchronized Optional<Target> pick() {
+        List<Slot> reachable = new ArrayList<>();
+        for (Slot s : slots) {
+            if (s.state != SlotState.RESTARTING) {
+                reachable.add(s);
+            }
+        }
+        if (reachable.isEmpty()) {
+            return Optional.empty();
+        }
+        Slot s = reachable.get(ThreadLocalRandom.current().nextInt(reachable.size()));
+        return Optional.of(new Target(s.replica.id(), s.replica.baseUrl(), s.channel));
+    }
+
+    /** A replica that is UP (for the final reads), waiting for one if none is. */
+    Target anyUp() {
+        while (true) {
+            synchronized (this) {
+                for (Slot s : slots) {
+                    if (s.state == SlotState.UP) {
+                        return new Target(s.replica.id(), s.replica.baseUrl(), s.channel);
+                    }
+                }
+            }
+            Sleep.millis(100);
+        }
+    }
+
+    private synchronized int countUp() {
+        return (int) slots.stream().filter(s -> s.state == SlotState.UP).count();
+    }
+
+    /**
+     * kill -9 of a random UP replica, and at once a new process with a new replica id in its slot. Only while at
+     * least two are UP, so that one replica always takes the load while another starts.
+     *
+     * @return the killed replica's id, or empty when none could be killed now
+     */
+    Optional<String> killOne() {
+        Slot victim;
+        int index;
+        synchronized (this) {
+            if (countUp() < 2) {
+                return Optional.empty();
+            }
+            List<Integer> up = new ArrayList<>();
+            for (int i = 0; i < slots.size(); i++) {
+                if (slots.get(i).state == SlotState.UP) {
+                    up.add(i);
+                }
+            }
+            index = up.get(ThreadLocalRandom.current().nextInt(up.size()));
+            victim = slots.get(index);
+            victim.state = SlotState.RESTARTING;
+        }
+        String id = victim.replica.id();
+        victim.replica.process().kill9();
+        victim.channel.shutdownNow();
+        history.event("replica-killed", id);
+        starter.submit(() -> {
+            try {
+                startSlot(index);
+            } catch (RuntimeException e) {
+                history.event("replica-start-failed", e.getMessage());
+            }
+        });
+        return Optional.of(id);
+    }
+
+    /** SIGSTOP of a random UP replica for {@code millis}, then SIGCONT (blocks for that long). */
+    Optional<String> pauseOne(long millis) {
+        Slot victim;
+        synchronized (this) {
+            if (countUp() < 2) {
+                return Optional.empty();
+            }
+            List<Slot> up = slots.stream().filter(s -> s.state == SlotState.UP).toList();
+            victim = up.get(ThreadLocalRandom.current().nextInt(up.size()));
+            victim.state = SlotState.PAUSED;
+        }
+        String id = victim.replica.id();
+        victim.replica.process().pause();
+        history.event("replica-paused", id + " for " + millis + " ms");
+        try {
+            Sleep.millis(millis);
+        } finally {
+            victim.replica.process().resume();
+        }
+        synchronized (this) {
+            victim.state = SlotState.UP;
+        }
+        history.event("replica-resumed", id);
+        return Optional.of(id);
+    }
+
+    /** Waits until every slot is UP again (after the faults stopped). */
+    void awaitAllUp(long timeoutMs) {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (countUp() < slots.size()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("replicas did not all come back within " + timeoutMs + " ms");
+            }
+            Sleep.millis(100);
+        }
+    }
+
+    int generations() {
+        return generation.get();
+    }
+
+    void stopAll() {
+        starter.shutdownNow();
+        List<Slot> all;
+        synchronized (this) {
+            all = new ArrayList<>(slots);
+        }
+        for (Slot s : all) {
+            if (s.replica != null) {
+                s.replica.process().resume();
+                s.replica.process().stop();
+            }
+            if (s.channel != null) {
+                s.channel.shutdownNow();
+            }
+        }
+    }
+}
