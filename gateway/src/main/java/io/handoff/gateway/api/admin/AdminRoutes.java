@@ -75,11 +75,8 @@ public class AdminRoutes {
     }
 
     private static String presentedKey(RoutingContext rc) {
-        String authorization = rc.request().getHeader("authorization");
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return authorization.substring(7).trim();
-        }
-        return rc.request().getHeader("x-api-key");
+        return ApiKeys.presentedKey(rc.request().headers().getAll("authorization"),
+                rc.request().headers().getAll("x-api-key"));
     }
 
     private static void error(RoutingContext rc, int status, String message) {
