@@ -4,6 +4,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.handoff.gateway.testing.ControlPlaneProfile;
+import io.handoff.gateway.testing.DocumentedKeys;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.ControlGrpc;
@@ -22,6 +23,7 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,16 @@ class EdgeLimitsTest {
     @AfterEach
     void close() throws InterruptedException {
         client.close();
+    }
+
+    @Test
+    void theLimitsAreTheDocumentedOnes() {
+        var documented = DocumentedKeys.edgeLimits();
+        assertEquals(7, documented.size(), documented.toString());
+        for (DocumentedKeys.Key key : documented) {
+            assertEquals(key.literalDefault().orElseThrow(), ConfigProvider.getConfig().getValue(key.name(),
+                    String.class), key.name());
+        }
     }
 
     @Test
