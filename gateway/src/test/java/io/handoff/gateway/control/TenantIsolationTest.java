@@ -27,6 +27,7 @@ import io.restassured.RestAssured;
 import io.restassured.specification.RequestSpecification;
 import org.junit.jupiter.api.Test;
 
+import java.util.Iterator;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -130,7 +131,7 @@ class TenantIsolationTest extends ControlPlaneTest {
                 .setSessionId(id).build()));
     }
 
-    private java.util.Iterator<?> generate(String leg, String sessionId, GenerateRequest request) {
+    private Iterator<?> generate(String leg, String sessionId, GenerateRequest request) {
         Metadata m = new Metadata();
         m.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER),
                 "Bearer " + ControlPlaneProfile.TEAM_A_KEY);

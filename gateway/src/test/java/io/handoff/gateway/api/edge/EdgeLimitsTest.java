@@ -1,5 +1,7 @@
 package io.handoff.gateway.api.edge;
 
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -128,7 +130,7 @@ class EdgeLimitsTest {
                 ControlPlaneProfile.TEAM_A_KEY);
         StatusRuntimeException parsed = assertThrows(StatusRuntimeException.class, () -> kv.allocateKvSession(
                 AllocateKvSessionRequest.newBuilder().setRequestId("r").setModel("m-vllm").setIdempotencyKey("k")
-                        .setAttributes(com.google.protobuf.Struct.newBuilder().putFields("a", com.google.protobuf.Value
+                        .setAttributes(Struct.newBuilder().putFields("a", Value
                                 .newBuilder().setStringValue("a".repeat(7 << 20)).build())).build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, parsed.getStatus().getCode(), parsed.getStatus().toString());
     }

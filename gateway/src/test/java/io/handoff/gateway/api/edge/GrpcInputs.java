@@ -21,6 +21,7 @@ import io.handoff.openengine.v1.StoppingOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -253,7 +254,7 @@ final class GrpcInputs {
                 kind = "proto.invalid-utf8";
                 int field = stringFields[dice.between(0, stringFields.length - 1)];
                 ByteArrayOutputStream text = new ByteArrayOutputStream();
-                text.writeBytes(dice.text(dice.between(0, 10)).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                text.writeBytes(dice.text(dice.between(0, 10)).getBytes(StandardCharsets.UTF_8));
                 text.writeBytes(dice.pick(JsonFaults.NOT_UTF8));
                 tail.writeByteArray(field, text.toByteArray());
             } else if (choice == 1 || choice == 2) {

@@ -6,6 +6,7 @@ import io.handoff.gateway.api.edge.JsonFaults.Faulty;
 import io.handoff.gateway.api.edge.JsonFaults.Field;
 import io.handoff.gateway.api.edge.JsonFaults.Shape;
 
+import java.math.BigDecimal;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -173,7 +174,7 @@ final class HttpInputs {
                         NODES.numberNode(2), NODES.textNode(dice.text(dice.between(1, 40))))),
                 new Field("lease_ms", List.of(NODES.numberNode(-1), NODES.numberNode(0),
                         NODES.numberNode(Long.MAX_VALUE), NODES.numberNode(Long.MIN_VALUE), NODES.numberNode(1.5),
-                        NODES.textNode("1000"), NODES.numberNode(new java.math.BigDecimal("1e400")),
+                        NODES.textNode("1000"), NODES.numberNode(new BigDecimal("1e400")),
                         NODES.numberNode(1000L * 60 * 60 * 24 * 365))),
                 new Field("attributes", List.of(NODES.textNode("x"), NODES.arrayNode(), NODES.numberNode(1),
                         bigAttributes(dice), deepAttributes(dice))));
