@@ -1,5 +1,7 @@
 package io.handoff.gateway.orchestration;
 
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import io.handoff.connector.spi.InputKind;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.routing.BypassPolicy.Trigger;
@@ -9,6 +11,7 @@ import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.KvOptions;
 import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvTransferDisposition;
+import io.handoff.openengine.v1.SamplingParams;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -50,12 +53,51 @@ final class AdmissionChecks {
             throw GenerateRefusal.invalid("kv.session is set: an orchestrated Generate gets its session from Handoff;"
                     + " a framework that drives the legs itself names the leg in the handoff-leg metadata");
         }
+        finiteNumbers(request);
+        if (request.getKv().getTransferDisposition() == KvTransferDisposition.UNRECOGNIZED) {
+            throw GenerateRefusal.invalid("kv.transfer_disposition " + request.getKv().getTransferDispositionValue()
+                    + " is not a known disposition");
+        }
         int outputs = outputs(request);
         if (outputs > route.capabilities().maxOutputs()) {
             throw GenerateRefusal.unsupported("sampling.num_sequences " + outputs + " is more than route "
                     + route.name() + " carries (" + route.capabilities().maxOutputs() + ")");
         }
         fitsContext(route, request);
+    }
+
+    /**
+     * Sampling knobs and the numbers of {@code extra} are finite: an engine's JSON cannot carry NaN or infinity, so
+     * such a request could only fail there, after a session and an engine's KV were taken for it.
+     */
+    static void finiteNumbers(GenerateRequest request) {
+        SamplingParams s = request.getSampling();
+        if (!Double.isFinite(s.getTemperature()) || !Double.isFinite(s.getTopP()) || !Double.isFinite(s.getMinP())
+                || !Double.isFinite(s.getFrequencyPenalty()) || !Double.isFinite(s.getPresencePenalty())
+                || !Double.isFinite(s.getRepetitionPenalty())) {
+            throw GenerateRefusal.invalid("sampling parameters must be finite numbers (no NaN or infinity)");
+        }
+        if (request.hasExtra() && !finite(request.getExtra())) {
+            throw GenerateRefusal.invalid("extra holds a number that is NaN or infinite, which JSON cannot carry");
+        }
+    }
+
+    private static boolean finite(Struct struct) {
+        for (Value v : struct.getFieldsMap().values()) {
+            if (!finite(v)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean finite(Value v) {
+        return switch (v.getKindCase()) {
+            case NUMBER_VALUE -> Double.isFinite(v.getNumberValue());
+            case STRUCT_VALUE -> finite(v.getStructValue());
+            case LIST_VALUE -> v.getListValue().getValuesList().stream().allMatch(AdmissionChecks::finite);
+            default -> true;
+        };
     }
 
     /** How many outputs the client expects: num_sequences, 1 when unset. */

@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -85,11 +86,24 @@ public class ApiKeys {
      * The key a caller presents: {@code Authorization: Bearer <key>}, else {@code x-api-key}. Both transports
      * read it the same way; either header may be null.
      */
-    public static String presentedKey(String authorization, String apiKeyHeader) {
+    private static String presentedKey(String authorization, String apiKeyHeader) {
         if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return authorization.substring(7).trim();
         }
         return apiKeyHeader;
+    }
+
+    /**
+     * The key a caller presents, from every value each header was given: a header given more than once presents no
+     * key at all. Which of two credentials counts is exactly what a proxy in front and the gateway could read
+     * differently (the first, the last, both joined), so neither is taken.
+     */
+    public static String presentedKey(List<String> authorization, List<String> apiKeyHeader) {
+        if (authorization.size() > 1 || apiKeyHeader.size() > 1) {
+            return null;
+        }
+        return presentedKey(authorization.isEmpty() ? null : authorization.get(0),
+                apiKeyHeader.isEmpty() ? null : apiKeyHeader.get(0));
     }
 
     /**

@@ -41,6 +41,11 @@ public final class DocumentedKeys {
         return table(read("docs/api.md"), "### Routes", ROUTE_PREFIX);
     }
 
+    /** Every key of docs/reliability.md's table of the listener's limits ("The edge"), with its value. */
+    public static List<Key> edgeLimits() {
+        return table(read("docs/reliability.md"), "### Limits", "");
+    }
+
     /** Reads a file of the repository, whichever module's directory the tests run in. */
     public static String read(String pathInRepository) {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {

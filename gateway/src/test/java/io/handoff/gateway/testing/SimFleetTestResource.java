@@ -9,7 +9,9 @@ import io.handoff.simulator.vllm.VllmEngine;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.vertx.core.Vertx;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,6 +30,13 @@ public class SimFleetTestResource implements QuarkusTestResourceLifecycleManager
     /** The engine of a family and role, so that a test can crash and restart it. */
     public static SimEngine engine(Family family, Role role) {
         return fleet.get(family, role);
+    }
+
+    /** Every engine of the profile, the other model's included, so that a test can read what they all received. */
+    public static List<SimEngine> engines() {
+        List<SimEngine> all = new ArrayList<>(fleet.engines());
+        all.add(otherModel);
+        return all;
     }
 
     @Override

@@ -21,7 +21,8 @@ public class AdminKeyCheck {
 
     /** Whether the call presents an admin key; also while auth is off (operations that change the deployment). */
     public boolean admits(RoutingContext rc) {
-        String key = ApiKeys.presentedKey(rc.request().getHeader("authorization"), rc.request().getHeader("x-api-key"));
+        String key = ApiKeys.presentedKey(rc.request().headers().getAll("authorization"),
+                rc.request().headers().getAll("x-api-key"));
         if (key == null || key.isEmpty()) {
             error(rc, 401, "an admin key is required (authorization: Bearer <key>)");
             return false;

@@ -12,11 +12,14 @@ import io.handoff.gateway.tenancy.Caller;
 import io.quarkus.grpc.GlobalInterceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * Establishes the {@link Caller} of every gRPC call from {@code authorization: Bearer <key>} (or
- * {@code x-api-key}); an unknown or missing key ends the call with UNAUTHENTICATED before any service runs.
+ * {@code x-api-key}); an unknown, missing or repeated key ends the call with UNAUTHENTICATED before any service
+ * runs.
  * Server reflection needs no key.
  */
 @GlobalInterceptor
@@ -52,7 +55,16 @@ public class GrpcCallerInterceptor implements ServerInterceptor {
     }
 
     private static String presentedKey(Metadata headers) {
-        return ApiKeys.presentedKey(headers.get(AUTHORIZATION), headers.get(API_KEY));
+        return ApiKeys.presentedKey(all(headers, AUTHORIZATION), all(headers, API_KEY));
+    }
+
+    private static List<String> all(Metadata headers, Metadata.Key<String> key) {
+        Iterable<String> values = headers.getAll(key);
+        List<String> out = new ArrayList<>(1);
+        if (values != null) {
+            values.forEach(out::add);
+        }
+        return out;
     }
 
     /** The caller of the current gRPC call; only valid on the thread that runs the service method. */

@@ -260,8 +260,9 @@ final class CompletionRequests {
         if (v == null || v.isNull()) {
             return Optional.empty();
         }
-        if (!v.isNumber()) {
-            throw OpenAiFailure.invalid(field, field + " must be a number");
+        if (!v.isNumber() || !Double.isFinite(v.asDouble())) {
+            throw OpenAiFailure.invalid(field, field + " must be a number"
+                    + (v.isNumber() ? " a double can hold (at most about 1.8e308)" : ""));
         }
         return Optional.of(v.asDouble());
     }
@@ -302,7 +303,10 @@ final class CompletionRequests {
         }
     }
 
-    /** JSON to a protobuf Value, losslessly except that numbers become doubles (as everywhere in Struct). */
+    /**
+     * JSON to a protobuf Value, losslessly except that numbers become doubles (as everywhere in Struct); a number
+     * no double holds is refused, since it would reach the engine as infinity, which JSON cannot write.
+     */
     static Value value(JsonNode node) {
         if (node.isNull()) {
             return Value.newBuilder().setNullValue(NullValue.NULL_VALUE).build();
@@ -311,6 +315,9 @@ final class CompletionRequests {
             return Value.newBuilder().setBoolValue(node.asBoolean()).build();
         }
         if (node.isNumber()) {
+            if (!Double.isFinite(node.asDouble())) {
+                throw OpenAiFailure.invalid(null, "the number " + node.asText() + " is more than a double can hold");
+            }
             return Value.newBuilder().setNumberValue(node.asDouble()).build();
         }
         if (node.isTextual()) {

@@ -83,8 +83,12 @@ public class OpenAiRoutes {
         }
         CompletionRequests.Parsed parsed;
         try {
-            JsonNode body = OpenAiJson.parse(ctx.body().asString());
-            String requestId = Optional.ofNullable(ctx.request().getHeader("X-Request-Id")).filter(s -> !s.isBlank())
+            JsonNode body = OpenAiJson.parse(ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes());
+            List<String> given = ctx.request().headers().getAll("X-Request-Id");
+            if (given.size() > 1) {
+                throw OpenAiFailure.invalid(null, "X-Request-Id is repeated; a request has one id");
+            }
+            String requestId = given.stream().filter(s -> !s.isBlank()).findFirst()
                     .orElseGet(() -> (chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID().toString().replace("-", ""));
             parsed = chat ? CompletionRequests.parseChat(body, requestId) : CompletionRequests.parse(body, requestId);
         } catch (OpenAiFailure f) {
@@ -249,8 +253,8 @@ public class OpenAiRoutes {
     }
 
     private Optional<Caller> caller(RoutingContext ctx) {
-        Optional<Caller> caller = keys.resolve(ApiKeys.presentedKey(ctx.request().getHeader("Authorization"),
-                ctx.request().getHeader("x-api-key")));
+        Optional<Caller> caller = keys.resolve(ApiKeys.presentedKey(ctx.request().headers().getAll("Authorization"),
+                ctx.request().headers().getAll("x-api-key")));
         if (caller.isEmpty()) {
             fail(ctx, new OpenAiFailure(401, "authentication_error", null, null, ApiKeys.KEY_REQUIRED));
             return Optional.empty();

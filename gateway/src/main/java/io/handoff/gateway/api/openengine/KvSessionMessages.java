@@ -106,9 +106,13 @@ public final class KvSessionMessages {
         return Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano()).build();
     }
 
+    /** The range of a valid protobuf Duration's seconds (about ten thousand years either way). */
+    public static final long MAX_DURATION_SECONDS = 315_576_000_000L;
+
     /** A protobuf Duration as java.time, refusing values that are not valid protobuf durations. */
     public static java.time.Duration fromProto(Duration d) {
-        if (d.getNanos() <= -1_000_000_000 || d.getNanos() >= 1_000_000_000
+        if (d.getSeconds() > MAX_DURATION_SECONDS || d.getSeconds() < -MAX_DURATION_SECONDS
+                || d.getNanos() <= -1_000_000_000 || d.getNanos() >= 1_000_000_000
                 || (d.getSeconds() > 0 && d.getNanos() < 0) || (d.getSeconds() < 0 && d.getNanos() > 0)) {
             throw SessionException.invalid("lease is not a valid duration");
         }

@@ -11,6 +11,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -74,9 +75,12 @@ public class KvSessionResource {
     public Uni<RestResponse<KvSessionJson>> allocate(
             @Parameter(required = true, description = "Scoped to the tenant; retries with the same key and body "
                     + "return the same session") @HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey,
-            AllocateKvSessionBody body) {
+            @Context HttpHeaders headers, AllocateKvSessionBody body) {
         if (idempotencyKey == null || idempotencyKey.isEmpty()) {
             throw SessionException.invalid("the " + IDEMPOTENCY_KEY + " header is required");
+        }
+        if (headers.getRequestHeader(IDEMPOTENCY_KEY).size() > 1) {
+            throw SessionException.invalid("the " + IDEMPOTENCY_KEY + " header is repeated; a request has one key");
         }
         var request = (body == null ? AllocateKvSessionBody.EMPTY : body).toProto(idempotencyKey);
         return operations.allocate(tenant.get(), request).map(allocated -> {

@@ -8,11 +8,13 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.ext.Provider;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
  * Establishes the tenant of every {@link TenantApi} request from {@code Authorization: Bearer <key>} (or
- * {@code x-api-key}), as the gRPC interceptor does: an unknown or missing key is 401, an admin key is 403.
+ * {@code x-api-key}), as the gRPC interceptor does: an unknown, missing or repeated key is 401, an admin key is
+ * 403.
  */
 @Provider
 @TenantApi
@@ -33,8 +35,8 @@ public class TenantApiFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        Optional<Caller> caller = keys.resolve(ApiKeys.presentedKey(
-                request.getHeaderString(HttpHeaders.AUTHORIZATION), request.getHeaderString(API_KEY_HEADER)));
+        Optional<Caller> caller = keys.resolve(ApiKeys.presentedKey(all(request, HttpHeaders.AUTHORIZATION),
+                all(request, API_KEY_HEADER)));
         if (caller.isEmpty()) {
             request.abortWith(HttpStatuses.unauthenticated(ApiKeys.KEY_REQUIRED));
         } else if (caller.get().admin()) {
@@ -42,5 +44,9 @@ public class TenantApiFilter implements ContainerRequestFilter {
         } else {
             tenant.establish(caller.get().tenant());
         }
+    }
+
+    private static List<String> all(ContainerRequestContext request, String header) {
+        return Optional.ofNullable(request.getHeaders().get(header)).orElse(List.of());
     }
 }
