@@ -7,7 +7,9 @@
 # For each target it prints requests/s, wrk's latency percentiles, and the CPU milliseconds per completed request of
 # every process (read from /proc over the measured window): wrk, the simulators, nginx, the gateway (and Redis with
 # --store redis). The gateway is also measured at --long-tokens, so that the CPU of one relayed token is the
-# difference of the two per-request figures divided by the difference in tokens.
+# difference of the two per-request figures divided by the difference in tokens. It also prints the read and write
+# system calls per request of the simulators and the gateway (/proc/<pid>/io): how many socket reads and writes a
+# request takes, which changes with how many chunks one read brings.
 #
 # Builds nothing unless --build is given; otherwise build first: ./mvnw -q -B package -pl gateway,benchmarks -am
 # -DskipTests
@@ -152,6 +154,13 @@ cpu_ticks() { # pid...: user+system ticks of the processes (and nginx's workers,
   echo "$total"
 }
 nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
+io_calls() { # pid: the read and write system calls the process made, as /proc/<pid>/io counts them (syscr syscw)
+  awk '/^syscr/ { r = $2 } /^syscw/ { w = $2 } END { print r + 0, w + 0 }' "/proc/$1/io" 2>/dev/null || echo "0 0"
+}
+per_request() { # before after requests: "reads writes" per request, one decimal
+  local b=($1) a=($2)
+  echo "$(echo "scale=1; (${a[0]} - ${b[0]}) / $3" | bc) $(echo "scale=1; (${a[1]} - ${b[1]}) / $3" | bc)"
+}
 body() { # tokens
   printf '{"model":"%s","prompt":"Disaggregated serving splits a request into a prefill and a decode leg","max_tokens":%s,"stream":true}' "$MODEL" "$1"
 }
@@ -175,16 +184,19 @@ warm_up() { # name url lua: rounds of 15 s until the rate settles (see the heade
   done
   echo "warm-up of $name: ${elapsed}s, last round $rate req/s" >&2
 }
-declare -A RPS P50 P99 CPU_GW CPU_SIM CPU_NGINX CPU_WRK CPU_REDIS
+declare -A RPS P50 P99 CPU_GW CPU_SIM CPU_NGINX CPU_WRK CPU_REDIS IO_GW IO_SIM
 measure() { # name url tokens
   local name="$1" url="$2" tokens="$3" lua="$RUN_DIR/$1.lua" out="$RUN_DIR/$1.txt"
   lua_for "$tokens" "$lua"
   warm_up "$name" "$url" "$lua"
   local g0 s0 n0 r0 w1 g1 s1 n1 r1
   g0=$(cpu_ticks "$GATEWAY_PID"); s0=$(cpu_ticks "$SIM_PID"); n0=$(cpu_ticks $(nginx_pids)); r0=$(cpu_ticks "$REDIS_PID")
+  local io_g0 io_s0 io_g1 io_s1
+  io_g0="$(io_calls "$GATEWAY_PID")"; io_s0="$(io_calls "$SIM_PID")"
   /usr/bin/time -f "%U %S" -o "$RUN_DIR/$name.time" \
     wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_MEASURED}s" --latency -s "$lua" "$url" >"$out"
   g1=$(cpu_ticks "$GATEWAY_PID"); s1=$(cpu_ticks "$SIM_PID"); n1=$(cpu_ticks $(nginx_pids)); r1=$(cpu_ticks "$REDIS_PID")
+  io_g1="$(io_calls "$GATEWAY_PID")"; io_s1="$(io_calls "$SIM_PID")"
   if [[ -n "$PROFILE" && "$name" == gateway ]]; then
     jcmd "$GATEWAY_PID" JFR.dump name=hotpath begin="-${SECONDS_MEASURED}s" filename="$PROFILE" >/dev/null
   fi
@@ -201,6 +213,8 @@ measure() { # name url tokens
   CPU_NGINX[$name]="$(echo "scale=4; ($n1 - $n0) * 1000 / $HZ / $reqs" | bc)"
   CPU_REDIS[$name]="$(echo "scale=4; ($r1 - $r0) * 1000 / $HZ / $reqs" | bc)"
   CPU_WRK[$name]="$(awk -v r="$reqs" '{ printf "%.4f", ($1 + $2) * 1000 / r }' "$RUN_DIR/$name.time")"
+  IO_GW[$name]="$(per_request "$io_g0" "$io_g1" "$reqs")"
+  IO_SIM[$name]="$(per_request "$io_s0" "$io_s1" "$reqs")"
 }
 
 echo "hot path: wrk -t2 -c$CONNECTIONS, ${TOKENS}-token streamed completions, token interval 0," \
@@ -215,6 +229,11 @@ printf '\n%-14s %9s %10s %10s   %s\n' target "req/s" "p50" "p99" \
 for t in decode nginx gateway gateway-long; do
   printf '%-14s %9s %10s %10s   %8s %10s %7s %8s %6s\n' "$t" "${RPS[$t]}" "${P50[$t]}" "${P99[$t]}" \
     "${CPU_WRK[$t]}" "${CPU_SIM[$t]}" "${CPU_NGINX[$t]}" "${CPU_GW[$t]}" "${CPU_REDIS[$t]}"
+done
+echo
+echo "read and write system calls per request (/proc/<pid>/io: syscr syscw, the socket reads and writes among them)"
+for t in decode nginx gateway gateway-long; do
+  printf '%-14s   simulators %-14s gateway %s\n' "$t" "${IO_SIM[$t]}" "${IO_GW[$t]}"
 done
 echo
 echo "gateway throughput / nginx one hop: $(echo "scale=3; ${RPS[gateway]} / ${RPS[nginx]}" | bc) (aim >= 0.5)"
