@@ -117,9 +117,11 @@ fi
 
 # --- Gateway: one vllm route to the two simulators, no demo fleet; the per-request log stays at WARN (default) ---
 GATEWAY_PORT="$(free_port)"
+GATEWAY_GRPC_PORT="$(free_port)"
 # shellcheck disable=SC2086
 env "${STORE_ENV[@]}" \
   java ${GATEWAY_JAVA_OPTS:-} -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
+  -Dquarkus.grpc.server.port="$GATEWAY_GRPC_PORT" -Dquarkus.grpc.server.host=127.0.0.1 \
   -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
   -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
   -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
@@ -127,12 +129,12 @@ env "${STORE_ENV[@]}" \
   -jar "$GATEWAY_JAR" >"$RUN_DIR/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 wait_for_gateway "$GATEWAY_PORT"
-echo "gateway pid $GATEWAY_PID ready on 127.0.0.1:$GATEWAY_PORT ($STORE store, route bench -> the two simulators)"
+echo "gateway pid $GATEWAY_PID ready on 127.0.0.1:$GATEWAY_PORT, gRPC $GATEWAY_GRPC_PORT ($STORE store, route bench -> the two simulators)"
 
 # --- Driver ---
 WATCH=(--watch "gateway=$GATEWAY_PID" --watch "simulators=$SIM_PID")
 if [[ -n "$REDIS_PID" ]]; then WATCH+=(--watch "redis=$REDIS_PID"); fi
-DRIVER_ARGS=(--gateway "127.0.0.1:$GATEWAY_PORT" --prefill "$PREFILL_URL" --decode "$DECODE_URL" --model "$MODEL"
+DRIVER_ARGS=(--gateway "127.0.0.1:$GATEWAY_PORT" --gateway-grpc "127.0.0.1:$GATEWAY_GRPC_PORT" --prefill "$PREFILL_URL" --decode "$DECODE_URL" --model "$MODEL"
   --store "$STORE" "${WATCH[@]}"
   --mode both --concurrency 64 --max-tokens 64 --warmup-seconds 120 --seconds 10 --rounds 3 --latency-seconds 10
   ${ARGS[@]+"${ARGS[@]}"})

@@ -134,6 +134,7 @@ GATEWAY_PORT="$(free_port)"
 PROFILE_OPTS=()
 [[ -n "$PROFILE" ]] && PROFILE_OPTS=("-XX:StartFlightRecording=name=hotpath,settings=$ROOT/benchmarks/cpu-samples.jfc,maxage=30m")
 env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} "${PROFILE_OPTS[@]}" -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
+  -Dquarkus.grpc.server.port=0 -Dquarkus.grpc.server.host=127.0.0.1 \
   -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
   -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
   -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \

@@ -47,18 +47,20 @@ trap_cleanup
 # --- Redis (private, loopback, no persistence) ---
 start_redis
 
-# --- Gateway (Redis store, one port for gRPC and HTTP) ---
+# --- Gateway (Redis store; health on the HTTP port, the sessions over gRPC) ---
 GATEWAY_PORT="$(free_port)"
+GATEWAY_GRPC_PORT="$(free_port)"
 # shellcheck disable=SC2086
 HANDOFF_STORE_KIND=redis HANDOFF_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
   java ${GATEWAY_JAVA_OPTS:-} -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
+  -Dquarkus.grpc.server.port="$GATEWAY_GRPC_PORT" -Dquarkus.grpc.server.host=127.0.0.1 \
   -Dquarkus.log.level=WARN -jar "$GATEWAY_JAR" >"$RUN_DIR/gateway.log" 2>&1 &
 GATEWAY_PID=$!
 wait_for_gateway "$GATEWAY_PORT"
-echo "gateway pid $GATEWAY_PID ready on 127.0.0.1:$GATEWAY_PORT (Redis store)"
+echo "gateway pid $GATEWAY_PID ready on 127.0.0.1:$GATEWAY_PORT, gRPC $GATEWAY_GRPC_PORT (Redis store)"
 
 # --- Driver ---
-DRIVER_ARGS=(--gateway "127.0.0.1:$GATEWAY_PORT" --redis "redis://127.0.0.1:$REDIS_PORT"
+DRIVER_ARGS=(--gateway "127.0.0.1:$GATEWAY_GRPC_PORT" --redis "redis://127.0.0.1:$REDIS_PORT"
   --seconds 20 --warmup-seconds 45 --latency-seconds 5 --concurrency 64 --channels 2
   --script "$SCRIPT" --watch "gateway=$GATEWAY_PID" --watch "redis=$REDIS_PID" ${ARGS[@]+"${ARGS[@]}"})
 echo "command: benchmarks/run-session-benchmark.sh${ARGS[*]+ ${ARGS[*]}}"

@@ -66,8 +66,8 @@ public final class GenerateBenchmark {
         System.out.println("command: " + commandLine);
         System.out.printf("machine: %d CPUs, Java %s (%s)%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), System.getProperty("java.vm.name"));
-        System.out.printf("gateway: %s (%s store)   prefill: %s   decode: %s   model: %s%n", o.gateway(), o.store(),
-                o.prefill(), o.decode(), o.model());
+        System.out.printf("gateway: %s, gRPC %s (%s store)   prefill: %s   decode: %s   model: %s%n", o.gateway(),
+                o.gatewayGrpc(), o.store(), o.prefill(), o.decode(), o.model());
         System.out.printf("requests: %d output tokens, simulator token interval %d ms, prefill latency %d ms%n",
                 o.maxTokens(), o.tokenIntervalMs(), o.prefillLatencyMs());
         Vertx vertx = Vertx.vertx();
@@ -77,7 +77,7 @@ public final class GenerateBenchmark {
             int pool = o.concurrency() + 16;
             targets.add(new DirectLegs(vertx, o.prefill(), o.decode(), o.model(), o.maxTokens(), pool));
             if (o.mode().grpc()) {
-                targets.add(new GatewayGrpc(o.gateway(), o.channels(), o.model(), o.maxTokens()));
+                targets.add(new GatewayGrpc(o.gatewayGrpc(), o.channels(), o.model(), o.maxTokens()));
             }
             if (o.mode().http()) {
                 targets.add(new GatewayHttp(vertx, o.gatewayHttp(), o.model(), o.maxTokens(), pool));

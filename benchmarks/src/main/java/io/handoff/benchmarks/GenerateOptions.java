@@ -12,7 +12,7 @@ import static io.handoff.benchmarks.Flags.positive;
 import static io.handoff.benchmarks.Flags.secondsOf;
 
 /** Command-line options of {@link GenerateBenchmark}. */
-record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mode mode, int concurrency,
+record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI decode, String model, Mode mode, int concurrency,
         int maxTokens, Duration warmup, Duration seconds, long requests, int rounds, Duration settle,
         Duration latency, int channels, long tokenIntervalMs, long prefillLatencyMs, String store,
         Map<String, Long> watch) {
@@ -32,7 +32,8 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
 
     static final String USAGE = String.join("\n",
             "usage: java -cp handoff-benchmarks.jar io.handoff.benchmarks.GenerateBenchmark [options]",
-            "  --gateway HOST:PORT       the gateway (gRPC and HTTP on one port)        [127.0.0.1:8080]",
+            "  --gateway HOST:PORT       the gateway's HTTP listener                    [127.0.0.1:8080]",
+            "  --gateway-grpc HOST:PORT  the gateway's gRPC listener                    [127.0.0.1:50051]",
             "  --prefill URL             the vLLM prefill simulator (direct run)        (required)",
             "  --decode URL              the vLLM decode simulator (direct run)         (required)",
             "  --model NAME              model of the gateway route and the engines     [sim-model]",
@@ -53,6 +54,7 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
 
     static GenerateOptions parse(String[] args) {
         String gateway = "127.0.0.1:8080";
+        String gatewayGrpc = "127.0.0.1:50051";
         URI prefill = null;
         URI decode = null;
         String model = "sim-model";
@@ -76,6 +78,7 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
             String value = flags.value();
             switch (a) {
                 case "--gateway" -> gateway = value;
+                case "--gateway-grpc" -> gatewayGrpc = value;
                 case "--prefill" -> prefill = URI.create(value);
                 case "--decode" -> decode = URI.create(value);
                 case "--model" -> model = value;
@@ -99,12 +102,12 @@ record GenerateOptions(String gateway, URI prefill, URI decode, String model, Mo
         if (prefill == null || decode == null) {
             throw new IllegalArgumentException("--prefill and --decode are required\n" + USAGE);
         }
-        return new GenerateOptions(gateway, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
+        return new GenerateOptions(gateway, gatewayGrpc, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
                 secondsOf(seconds), requests, rounds, secondsOf(settle), secondsOf(latency), channels, tokenInterval,
                 prefillLatency, store, watch);
     }
 
-    /** The gateway as an HTTP base URI (it serves HTTP and gRPC on one port). */
+    /** The gateway's HTTP listener as a base URI. */
     URI gatewayHttp() {
         return URI.create("http://" + gateway);
     }

@@ -16,7 +16,7 @@ record Options(String gateway, String redis, Duration seconds, Duration warmup, 
 
     static final String USAGE = String.join("\n",
             "usage: java -jar handoff-benchmarks.jar [options]",
-            "  --gateway HOST:PORT       gateway gRPC address (plaintext HTTP/2)      [127.0.0.1:8080]",
+            "  --gateway HOST:PORT       gateway gRPC address (plaintext HTTP/2)      [127.0.0.1:50051]",
             "  --redis URL               Redis the gateway uses, for the bare script   [redis://127.0.0.1:6379]",
             "  --seconds N               measured throughput phase (phase B)           [20]",
             "  --warmup-seconds N        unrecorded load before phase B (runs first)   [5]",
@@ -29,7 +29,7 @@ record Options(String gateway, String redis, Duration seconds, Duration warmup, 
             "  --watch NAME=PID          also report CPU use of this process in phase B (repeatable, Linux)");
 
     static Options parse(String[] args) {
-        String gateway = "127.0.0.1:8080";
+        String gateway = "127.0.0.1:50051";
         String redis = "redis://127.0.0.1:6379";
         double seconds = 20;
         double warmup = 5;

@@ -52,6 +52,8 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         Map<String, String> c = new LinkedHashMap<>();
         c.put("quarkus.http.port", "0");
         c.put("quarkus.http.host", "127.0.0.1");
+        c.put("quarkus.grpc.server.port", "0");
+        c.put("quarkus.grpc.server.host", "127.0.0.1");
         c.put("quarkus.log.level", "INFO");
         c.put("handoff.store.kind", "redis");
         c.put("quarkus.redis.hosts", redisUrl);

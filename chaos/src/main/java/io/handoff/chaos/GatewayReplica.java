@@ -9,21 +9,25 @@ import java.util.regex.Pattern;
 
 /**
  * One replica of the packaged gateway ({@code java -jar quarkus-run.jar}), configured only the way an operator
- * configures it (system properties of the README's and docs/api.md's tables). It binds port 0 and the harness reads
- * the port Quarkus reports ({@code Listening on: http://127.0.0.1:N}): no port is picked before it is bound.
+ * configures it (system properties of the README's and docs/api.md's tables). Its HTTP and gRPC listeners bind port 0
+ * and the harness reads the ports Quarkus reports ({@code Started gRPC server on 127.0.0.1:N}, {@code Listening on:
+ * http://127.0.0.1:N}): no port is picked before it is bound.
  */
 final class GatewayReplica {
 
+    private static final Pattern GRPC_STARTED = Pattern.compile("Started gRPC server on [^:\\s]+:(\\d+)");
     private static final Pattern LISTENING = Pattern.compile("Listening on: http://[^:\\s]+:(\\d+)");
 
     private final String id;
     private final ChildProcess process;
     private final int port;
+    private final int grpcPort;
 
-    private GatewayReplica(String id, ChildProcess process, int port) {
+    private GatewayReplica(String id, ChildProcess process, int port, int grpcPort) {
         this.id = id;
         this.process = process;
         this.port = port;
+        this.grpcPort = grpcPort;
     }
 
     static GatewayReplica start(String id, Path jar, Path dir, Map<String, String> config) {
@@ -34,7 +38,8 @@ final class GatewayReplica {
         command.addAll(List.of("-jar", jar.toString()));
         ChildProcess p = ChildProcess.start("gateway " + id, command, dir.resolve("gateway-" + id + ".log"));
         int port = Integer.parseInt(p.awaitLine(LISTENING, 0, Duration.ofSeconds(90)));
-        return new GatewayReplica(id, p, port);
+        int grpcPort = Integer.parseInt(p.awaitLine(GRPC_STARTED, 0, Duration.ofSeconds(5)));
+        return new GatewayReplica(id, p, port, grpcPort);
     }
 
     String id() {
@@ -43,6 +48,10 @@ final class GatewayReplica {
 
     int port() {
         return port;
+    }
+
+    int grpcPort() {
+        return grpcPort;
     }
 
     String baseUrl() {

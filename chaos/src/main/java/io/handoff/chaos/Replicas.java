@@ -22,7 +22,7 @@ final class Replicas {
 
     enum SlotState { UP, PAUSED, RESTARTING }
 
-    /** What a client talks to: one replica's HTTP base URL and gRPC channel (both on its one port). */
+    /** What a client talks to: one replica's HTTP base URL and gRPC channel. */
     record Target(String replicaId, String baseUrl, ManagedChannel channel) {
     }
 
@@ -69,14 +69,14 @@ final class Replicas {
     private void startSlot(int slot) {
         String id = "r" + slot + "-g" + generation.incrementAndGet();
         GatewayReplica r = GatewayReplica.start(id, jar, dir, config);
-        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", r.port()).usePlaintext().build();
+        ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", r.grpcPort()).usePlaintext().build();
         synchronized (this) {
             Slot s = slots.get(slot);
             s.replica = r;
             s.channel = ch;
             s.state = SlotState.UP;
         }
-        history.event("replica-up", id + " port " + r.port());
+        history.event("replica-up", id + " port " + r.port() + ", gRPC " + r.grpcPort());
     }
 
     /** A random replica clients may reach (UP or PAUSED), if any. */

@@ -41,7 +41,7 @@ class ContainerImagesIT {
     }
 
     @Test
-    void theGatewayImageCopiesThePackagedFastJarRunsUnprivilegedAndExposesItsOnePort() throws IOException {
+    void theGatewayImageCopiesThePackagedFastJarRunsUnprivilegedAndExposesItsHttpAndGrpcPorts() throws IOException {
         List<Instruction> dockerfile = read(GATEWAY.resolve("src/main/docker/Dockerfile.jvm"));
         List<String> copied = copiedPaths(dockerfile);
         assertTrue(copied.contains("target/quarkus-app/quarkus-run.jar"), copied.toString());
@@ -52,9 +52,10 @@ class ContainerImagesIT {
         try (InputStream in = Files.newInputStream(GATEWAY.resolve("src/main/resources/application.properties"))) {
             config.load(in);
         }
-        // gRPC is served on the HTTP port, so that port is all there is to expose
-        assertEquals("false", config.getProperty("quarkus.grpc.server.use-separate-server"));
-        assertEquals(List.of(Integer.parseInt(config.getProperty("quarkus.http.port"))), exposed(dockerfile));
+        // gRPC has a listener of its own, so both ports are exposed
+        assertEquals("true", config.getProperty("quarkus.grpc.server.use-separate-server"));
+        assertEquals(List.of(Integer.parseInt(config.getProperty("quarkus.http.port")),
+                Integer.parseInt(config.getProperty("quarkus.grpc.server.port"))), exposed(dockerfile));
         namedAsDocumented(GATEWAY_IMAGE, GATEWAY.resolve("src/main/docker/Dockerfile.jvm"));
     }
 

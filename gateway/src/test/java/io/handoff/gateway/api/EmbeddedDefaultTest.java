@@ -32,7 +32,7 @@ class EmbeddedDefaultTest {
 
     @Test
     void servesTheSessionLifecycleWithNothingElseInstalled() throws Exception {
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             var kv = OpenEngineKvGrpc.newBlockingStub(client.channel());
             KvSession s = kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("r1")
                     .setModel("demo").setIdempotencyKey("k1").build());
@@ -50,7 +50,7 @@ class EmbeddedDefaultTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"demo-vllm", "demo-sglang", "demo-trtllm"})
     void runsAGenerateOnEachDemoRoute(String model) throws Exception {
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             var inference = io.handoff.openengine.v1.InferenceGrpc.newBlockingStub(client.channel());
             java.util.List<io.handoff.openengine.v1.GenerateResponse> events = new java.util.ArrayList<>();
             inference.generate(io.handoff.openengine.v1.GenerateRequest.newBuilder().setRequestId("demo-" + model)

@@ -83,7 +83,7 @@ class OpenEngineKvGrpcTest {
 
     @BeforeEach
     void connect() {
-        client = new GrpcTestClient(base.getPort());
+        client = GrpcTestClient.ofGateway();
         teamA = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()),
                 RedisTenancyProfile.TEAM_A_KEY);
         teamB = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()),

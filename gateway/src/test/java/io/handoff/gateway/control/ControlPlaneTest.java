@@ -24,7 +24,7 @@ abstract class ControlPlaneTest {
 
     @BeforeEach
     void connect() {
-        client = new GrpcTestClient(base.getPort());
+        client = GrpcTestClient.ofGateway();
         control = control(ControlPlaneProfile.TEAM_A_KEY);
     }
 

@@ -195,7 +195,7 @@ class DashboardMetricsTest {
      * renewed and released; the drain's progress read (which a drain that does not finish is alerted on).
      */
     private void driveEveryKindOfRequest() throws InterruptedException {
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             assertEquals(Status.Code.OK, GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 3)
                     .awaitEnd().getCode());
             GenerateRequest bypass = GenerateRequest.newBuilder().setRequestId("bypass-" + UUID.randomUUID())

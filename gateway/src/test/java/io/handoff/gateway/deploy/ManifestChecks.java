@@ -26,6 +26,7 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,7 +43,7 @@ import java.util.function.Predicate;
 final class ManifestChecks {
 
     /** What the manifests must agree with, taken from the gateway's own sources and from the running gateway. */
-    record Expected(String gateway, int httpPort, String image, String workingDir, Predicate<String> served) {
+    record Expected(String gateway, int httpPort, int grpcPort, String image, String workingDir, Predicate<String> served) {
     }
 
     /** The only access discovery needs: read engine pods and EndpointSlices, as an informer does. */
@@ -99,26 +100,36 @@ final class ManifestChecks {
                 : List.of("the gateway's image is " + image + ", not " + expected.image() + " (README, Dockerfile)");
     }
 
-    /** The container listens where the gateway does; the Service reaches that port. */
+    /** The container listens where the gateway does, HTTP and gRPC; the Services reach both ports and no other. */
     List<String> ports() {
         List<String> problems = new ArrayList<>();
         Container container = gatewayContainer();
-        if (container.getPorts().stream().noneMatch(p -> p.getContainerPort() == expected.httpPort())) {
-            problems.add("no container port " + expected.httpPort() + " (quarkus.http.port, HTTP and gRPC): "
-                    + container.getPorts());
-        }
+        Map<Integer, String> listeners = Map.of(expected.httpPort(), "quarkus.http.port", expected.grpcPort(),
+                "quarkus.grpc.server.port");
+        listeners.forEach((listener, key) -> {
+            if (container.getPorts().stream().noneMatch(p -> listener.equals(p.getContainerPort()))) {
+                problems.add("no container port " + listener + " (" + key + "): " + container.getPorts());
+            }
+        });
         List<Service> services = servicesOf(gateway());
         if (services.isEmpty()) {
             problems.add("no Service selects the gateway's pods");
         }
+        Set<Integer> reached = new HashSet<>();
         for (Service service : services) {
             for (ServicePort port : service.getSpec().getPorts()) {
                 Optional<Integer> target = containerPort(container, port.getTargetPort());
-                if (target.isEmpty() || target.get() != expected.httpPort()) {
+                if (target.isEmpty() || !listeners.containsKey(target.get())) {
                     problems.add("Service " + service.getMetadata().getName() + " port " + port.getName()
-                            + " targets " + text(port.getTargetPort()) + ", not the gateway's " + expected.httpPort());
+                            + " targets " + text(port.getTargetPort()) + ", not a port the gateway listens on "
+                            + listeners.keySet());
+                } else {
+                    reached.add(target.get());
                 }
             }
+        }
+        if (!services.isEmpty() && !reached.equals(listeners.keySet())) {
+            problems.add("the Services reach the gateway's ports " + reached + ", not all of " + listeners.keySet());
         }
         return problems;
     }

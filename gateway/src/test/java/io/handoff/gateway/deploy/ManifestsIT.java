@@ -79,14 +79,17 @@ class ManifestsIT {
         Map<String, String> overrides = new HashMap<>();
         // the Secret names the cluster's Redis Service; here a private redis-server stands in for it
         overrides.put("HANDOFF_REDIS_URL", redis.url());
-        // another process of this machine may hold the gateway's port: the same gateway on a free one (the container
-        // port itself is checked against quarkus.http.port)
+        // another process of this machine may hold the gateway's ports: the same gateway on free ones (the container
+        // ports themselves are checked against quarkus.http.port and quarkus.grpc.server.port)
         overrides.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
+        overrides.put("QUARKUS_GRPC_SERVER_PORT", Integer.toString(freePort()));
         overrides.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+        overrides.put("QUARKUS_GRPC_SERVER_HOST", "127.0.0.1");
         pod = GatewayPod.start(cluster, gateway, DeployFiles.PACKAGED_JAR, workingDir,
                 DeployFiles.GATEWAY.resolve("target/gateway-pod-" + UUID.randomUUID()), overrides,
                 container.getReadinessProbe().getHttpGet().getPath());
         expected = new Expected(GATEWAY, Integer.parseInt(applicationProperties().getProperty("quarkus.http.port")),
+                Integer.parseInt(applicationProperties().getProperty("quarkus.grpc.server.port")),
                 IMAGE_NAME + ":" + documentedTag(), workingDir, path -> pod.get(path, Map.of()).status() == 200);
     }
 
@@ -158,6 +161,8 @@ class ManifestsIT {
                 "no container port");
         assertCaught(ManifestChecks::ports, c -> gatewayService(c).getSpec().getPorts().get(0)
                 .setTargetPort(new IntOrString("grpc-elsewhere")), "targets");
+        assertCaught(ManifestChecks::ports, c -> gatewayService(c).getSpec().getPorts()
+                .removeIf(p -> "grpc".equals(p.getName())), "not all of");
         assertCaught(ManifestChecks::unprivileged, c -> {
             Deployment gateway = c.deployment(GATEWAY).orElseThrow();
             gateway.getSpec().getTemplate().getSpec().getSecurityContext().setRunAsUser(0L);

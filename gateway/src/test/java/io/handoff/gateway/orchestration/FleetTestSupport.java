@@ -49,7 +49,7 @@ abstract class FleetTestSupport {
 
     @BeforeEach
     void connect() {
-        client = new GrpcTestClient(base.getPort());
+        client = GrpcTestClient.ofGateway();
         sessions = new GenerateSessions(store);
     }
 

@@ -64,7 +64,7 @@ class ParticipantModeTest {
 
     @BeforeEach
     void connect() {
-        client = new GrpcTestClient(base.getPort());
+        client = GrpcTestClient.ofGateway();
         kv = OpenEngineKvGrpc.newBlockingStub(client.channel());
     }
 

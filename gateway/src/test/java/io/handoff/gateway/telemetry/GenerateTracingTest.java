@@ -65,7 +65,7 @@ class GenerateTracingTest {
     }
 
     private List<GenerateResponse> generate(String requestId, String model, Metadata headers) throws Exception {
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             var inference = InferenceGrpc.newBlockingStub(client.channel());
             if (headers != null) {
                 inference = inference.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));

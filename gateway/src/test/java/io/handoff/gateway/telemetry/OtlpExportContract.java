@@ -136,7 +136,7 @@ abstract class OtlpExportContract {
 
     /** A Generate of four tokens over gRPC, its events once it ended; a request held up fails at its deadline. */
     static List<GenerateResponse> generate(URL base, String requestId, String model) throws Exception {
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             List<GenerateResponse> events = new ArrayList<>();
             InferenceGrpc.newBlockingStub(client.channel()).withDeadlineAfter(WAIT.toMillis(), TimeUnit.MILLISECONDS)
                     .generate(GenerateRequest.newBuilder()

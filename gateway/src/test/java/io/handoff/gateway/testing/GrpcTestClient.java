@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.AbstractStub;
 import io.grpc.stub.MetadataUtils;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.util.concurrent.TimeUnit;
 
@@ -15,6 +16,11 @@ public final class GrpcTestClient implements AutoCloseable {
 
     public GrpcTestClient(int port) {
         this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    }
+
+    /** A client of the gateway under test, on its gRPC listener. */
+    public static GrpcTestClient ofGateway() {
+        return new GrpcTestClient(ConfigProvider.getConfig().getValue("quarkus.grpc.server.test-port", Integer.class));
     }
 
     public ManagedChannel channel() {

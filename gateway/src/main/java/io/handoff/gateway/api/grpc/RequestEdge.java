@@ -12,9 +12,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * What every gRPC call gets at the edge, whatever its service. A request message that does not parse (broken bytes,
- * a string that is not UTF-8, nesting past protobuf's limit) never reaches the service: the server drops it and the
- * call half-closes without a request, which the stubs would answer INTERNAL; it is the caller's fault, so it is
- * INVALID_ARGUMENT here. And a status description is at most {@value #MAX_DESCRIPTION} characters: a refusal that
+ * a string that is not UTF-8, nesting past protobuf's limit) never reaches the service: it arrives here as
+ * {@code null} ({@link UnreadableRequests}), or not at all, and the call is refused INVALID_ARGUMENT, the caller's
+ * fault. And a status description is at most {@value #MAX_DESCRIPTION} characters: a refusal that
  * quotes a field of the request (an unknown model of a megabyte) must not make trailers the client cannot read.
  */
 @GlobalInterceptor
@@ -45,6 +45,9 @@ public class RequestEdge implements ServerInterceptor {
 
             @Override
             public void onMessage(Q message) {
+                if (message == null) {
+                    return;
+                }
                 received = true;
                 super.onMessage(message);
             }

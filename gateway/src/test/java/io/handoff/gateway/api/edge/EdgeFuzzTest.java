@@ -75,7 +75,7 @@ class EdgeFuzzTest {
         Optional<Integer> only = Optional.ofNullable(Integer.getInteger("edge.fuzz.only"));
         System.out.printf("edge fuzz: seed %d, %d inputs%s%n", seed, inputs, only.map(i -> ", only #" + i).orElse(""));
 
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             Session foreign = foreignGenerateSession();
             String foreignRequest = foreign.requestId();
             String foreignKv = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()),

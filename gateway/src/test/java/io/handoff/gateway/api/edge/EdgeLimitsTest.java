@@ -19,10 +19,12 @@ import io.grpc.stub.MetadataUtils;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.Http2Settings;
+import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -67,7 +69,7 @@ class EdgeLimitsTest {
 
     @BeforeEach
     void connect() {
-        client = new GrpcTestClient(base.getPort());
+        client = GrpcTestClient.ofGateway();
     }
 
     @AfterEach
@@ -78,7 +80,7 @@ class EdgeLimitsTest {
     @Test
     void theLimitsAreTheDocumentedOnes() {
         var documented = DocumentedKeys.edgeLimits();
-        assertEquals(7, documented.size(), documented.toString());
+        assertEquals(8, documented.size(), documented.toString());
         for (DocumentedKeys.Key key : documented) {
             assertEquals(key.literalDefault().orElseThrow(), ConfigProvider.getConfig().getValue(key.name(),
                     String.class), key.name());
@@ -153,21 +155,29 @@ class EdgeLimitsTest {
     }
 
     @Test
-    void everyConnectionIsToldHowManyStreamsItMayOpen() throws Exception {
+    void everyConnectionOfEitherListenerIsToldHowManyStreamsItMayOpen() throws Exception {
         Vertx vertx = Vertx.vertx();
         try {
             HttpClient h2 = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
                     .setHttp2ClearTextUpgrade(false));
-            HttpConnection connection = h2.request(HttpMethod.GET, base.getPort(), "127.0.0.1", "/q/health/live")
-                    .compose(r -> r.send().map(response -> {
-                        assertEquals(200, response.statusCode());
-                        return r.connection();
-                    })).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-            assertEquals(MAX_STREAMS, connection.remoteSettings().getMaxConcurrentStreams());
-            assertEquals(MAX_HEADER_LIST, connection.remoteSettings().getMaxHeaderListSize());
+            Http2Settings http = remoteSettings(h2.request(HttpMethod.GET, base.getPort(), "127.0.0.1",
+                    "/q/health/live"));
+            assertEquals(MAX_STREAMS, http.getMaxConcurrentStreams());
+            assertEquals(MAX_HEADER_LIST, http.getMaxHeaderListSize());
+            // any call will do: the gRPC listener's settings come with the connection, before its answer
+            Http2Settings grpc = remoteSettings(h2.request(HttpMethod.POST, ConfigProvider.getConfig().getValue(
+                    "quarkus.grpc.server.test-port", Integer.class), "127.0.0.1", "/openengine.v1.Control/none")
+                    .map(r -> r.putHeader("content-type", "application/grpc").putHeader("te", "trailers")));
+            assertEquals(MAX_STREAMS, grpc.getMaxConcurrentStreams());
+            assertEquals(MAX_HEADER_LIST, grpc.getMaxHeaderListSize());
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }
+    }
+
+    private static Http2Settings remoteSettings(Future<HttpClientRequest> request) throws Exception {
+        return request.compose(r -> r.send().map(response -> r.connection().remoteSettings()))
+                .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
 
     /** The status line the gateway answers a request head with (sent over a socket of its own, no body). */

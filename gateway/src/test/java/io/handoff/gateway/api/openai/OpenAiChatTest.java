@@ -149,7 +149,7 @@ class OpenAiChatTest {
             throws Exception {
         String expected = OpenAiJson.parse(post(direct(model), "{\"model\":\"sim-model\",\"messages\":" + MESSAGES
                 + ",\"max_tokens\":9}").body()).path("choices").path(0).path("message").path("content").asText();
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             List<GenerateResponse> events = new ArrayList<>();
             InferenceGrpc.newBlockingStub(client.channel()).generate(GenerateRequest.newBuilder()
                     .setRequestId("chat-grpc-" + IDS.incrementAndGet()).setModel(model)
@@ -167,7 +167,7 @@ class OpenAiChatTest {
 
     @Test
     void aGenerateWithNeitherPromptNorMessagesIsRefused() throws Exception {
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> InferenceGrpc
                     .newBlockingStub(client.channel()).generate(GenerateRequest.newBuilder().setRequestId("no-input")
                             .setModel("demo-vllm").build()).forEachRemaining(r -> { }));

@@ -111,7 +111,7 @@ class KvSessionRestTest {
         String key = newKey();
         String id = allocate(TEAM_A_KEY, key, "{\"request_id\":\"r-both\",\"model\":\"llama\",\"lease_ms\":45000}")
                 .statusCode(201).extract().path("id");
-        try (GrpcTestClient client = new GrpcTestClient(base.getPort())) {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
             var kv = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()), TEAM_A_KEY);
             KvSession viaGrpc = kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("r-both")
                     .setModel("llama").setIdempotencyKey(key)

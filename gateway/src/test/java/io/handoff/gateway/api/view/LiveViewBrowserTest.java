@@ -102,7 +102,7 @@ class LiveViewBrowserTest {
         wait.until(ExpectedConditions.attributeToBe(By.id("status"), "data-status", "live"));
         assertTrue(browser.getCurrentUrl().endsWith("/handoff/"), browser.getCurrentUrl());
 
-        GrpcTestClient client = new GrpcTestClient(base.getPort());
+        GrpcTestClient client = GrpcTestClient.ofGateway();
         try {
             GenerateCall generate = GenerateCall.start(client, "no-key-needed", FleetRoutes.SGLANG_CONCURRENT, 4);
             String completion = "view-cmpl-" + UUID.randomUUID();

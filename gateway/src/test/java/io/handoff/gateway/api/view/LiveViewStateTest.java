@@ -67,7 +67,7 @@ class LiveViewStateTest {
 
     @BeforeEach
     void connect() {
-        client = new GrpcTestClient(base.getPort());
+        client = GrpcTestClient.ofGateway();
     }
 
     @AfterEach
