@@ -60,7 +60,11 @@ final class Failures {
                 return refusedBeforeAcceptance ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_OVERLOADED, msg, t)
                     : EngineException.sentFinal(ErrorCode.ERROR_CODE_OVERLOADED, msg, t);
             case CANCELLED:
-                return EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, msg, t);
+                // our own cancels never get here (GrpcCalls): this is the engine dropping the call, as one shutting
+                // down in a rolling deploy does; another endpoint can take a prefill, not a decode that may have pulled
+                return leg == Leg.PREFILL
+                    ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_CANCELLED, msg + " (by the engine)", t)
+                    : EngineException.sentFinal(ErrorCode.ERROR_CODE_CANCELLED, msg + " (by the engine)", t);
             case DEADLINE_EXCEEDED:
                 return leg == Leg.PREFILL
                     ? EngineException.sentRetryable(ErrorCode.ERROR_CODE_CANCELLED, msg + " (leg deadline)", t)

@@ -198,4 +198,24 @@ class LifecycleAndFailureTest extends SimulatorSupport {
         EngineException role = failureOf(() -> collect(conn.decode(h)));
         assertEquals(ErrorCode.ERROR_CODE_ROLE_MISMATCH, role.code());
     }
+
+    @Test
+    void aCallTheEngineCancelsIsRetryableOnAPrefillOnly() {
+        OpenEngineSimEngine p = engine(Role.PREFILL, c -> { });
+        OpenEngineSimEngine d = engine(Role.DECODE, c -> { });
+        EngineConnector conn = connector(p, d);
+        // 499: the engine answers CANCELLED, as one shutting down does with the calls it drops
+        p.faults().errorNext(499, 1);
+        EngineException prefill = failureOf(() -> conn.prefill(plan(conn, "a", request(4), p, d))
+            .await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_CANCELLED, prefill.code());
+        assertTrue(prefill.retryable(), "another prefill endpoint can take it");
+        assertTrue(prefill.sentToEngine());
+
+        Handoff h = ready(conn, plan(conn, "b", request(4), p, d)).handoff();
+        d.faults().errorNext(499, 1);
+        EngineException decode = failureOf(() -> collect(conn.decode(h)));
+        assertEquals(ErrorCode.ERROR_CODE_CANCELLED, decode.code());
+        assertFalse(decode.retryable(), "a decode that reached the engine may have pulled the KV");
+    }
 }

@@ -2,7 +2,10 @@ package io.handoff.simulator.openengine;
 
 import io.grpc.Status;
 
-/** Turns the shared {@code error_status} fault (an HTTP status) into the gRPC status an engine would answer. */
+/**
+ * Turns the shared {@code error_status} fault (an HTTP status) into the gRPC status an engine would answer; 499 (a
+ * request closed without an answer) is CANCELLED, as an engine answers the calls it drops while shutting down.
+ */
 final class FaultStatus {
     private FaultStatus() {
     }
@@ -17,6 +20,8 @@ final class FaultStatus {
                 return Status.ALREADY_EXISTS;
             case 429:
                 return Status.RESOURCE_EXHAUSTED;
+            case 499:
+                return Status.CANCELLED;
             case 501:
                 return Status.UNIMPLEMENTED;
             case 503:
