@@ -126,7 +126,7 @@ class CancelledCallIsolationTest {
                 for (int i = 0; !done.get() && reset < HTTP_RESETS; i++) {
                     HttpClientRequest request = await(h2.request(HttpMethod.POST, "/v1/completions"));
                     // the reset is this client's own doing: nothing to report
-                    request.exceptionHandler(reset -> { })
+                    request.exceptionHandler(ownReset -> { })
                             .putHeader("authorization", "Bearer " + ControlPlaneProfile.TEAM_A_KEY)
                             .putHeader("content-type", "application/json");
                     request.send("{\"model\":\"m-vllm\",\"stream\":true,\"max_tokens\":16,\"prompt\":\""
