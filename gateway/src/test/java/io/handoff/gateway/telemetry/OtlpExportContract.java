@@ -134,9 +134,9 @@ abstract class OtlpExportContract {
         return generate(base, requestId, model);
     }
 
-    /** A Generate of four tokens over gRPC, its events once it ended; a request held up fails at its deadline. */
+    /** A Generate of four tokens over the packaged gateway's gRPC, its events once it ended; held up, it fails at its deadline. */
     static List<GenerateResponse> generate(URL base, String requestId, String model) throws Exception {
-        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
+        try (GrpcTestClient client = new GrpcTestClient(OtlpExportResource.grpcPort())) {
             List<GenerateResponse> events = new ArrayList<>();
             InferenceGrpc.newBlockingStub(client.channel()).withDeadlineAfter(WAIT.toMillis(), TimeUnit.MILLISECONDS)
                     .generate(GenerateRequest.newBuilder()

@@ -5,6 +5,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +30,7 @@ public class OtlpExportResource implements QuarkusTestResourceLifecycleManager {
     private static volatile EngineFleet fleet;
     private static volatile OtlpReceiver receiver;
     private static volatile Path log;
+    private static volatile int grpcPort;
 
     private String protocol = "none";
 
@@ -38,6 +40,14 @@ public class OtlpExportResource implements QuarkusTestResourceLifecycleManager {
 
     public static OtlpReceiver receiver() {
         return running(receiver, "receiver");
+    }
+
+    /**
+     * The packaged gateway's gRPC port. The launcher passes the HTTP test port but knows nothing of the gRPC
+     * listener, which would otherwise take its production port; so this resource gives it a free one.
+     */
+    public static int grpcPort() {
+        return running(grpcPort == 0 ? null : grpcPort, "gRPC port");
     }
 
     /** The gateway's log so far. */
@@ -72,6 +82,8 @@ public class OtlpExportResource implements QuarkusTestResourceLifecycleManager {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        grpcPort = freePort();
+        config.put("quarkus.grpc.server.port", Integer.toString(grpcPort));
         config.put("quarkus.log.category.\"handoff.requests\".level", "INFO");
         config.put("quarkus.otel.bsp.schedule.delay", EXPORT_DELAY.toMillis() + "ms");
         if (!protocol.equals("none")) {
@@ -86,6 +98,14 @@ public class OtlpExportResource implements QuarkusTestResourceLifecycleManager {
         return config;
     }
 
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Override
     public void stop() {
         if (receiver != null) {
@@ -96,5 +116,6 @@ public class OtlpExportResource implements QuarkusTestResourceLifecycleManager {
             fleet.close();
             fleet = null;
         }
+        grpcPort = 0;
     }
 }
