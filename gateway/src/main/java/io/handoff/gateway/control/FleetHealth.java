@@ -181,8 +181,9 @@ public class FleetHealth {
                                     + (why.isEmpty() ? "no reason recorded" : why)));
         }
         int total = members.members().size();
-        HealthState state = up == total ? HealthState.HEALTH_STATE_READY
-                : up == 0 ? HealthState.HEALTH_STATE_NOT_READY : HealthState.HEALTH_STATE_DEGRADED;
+        // a pool whose endpoints were all retired serves nothing: not ready, not "all of none ready"
+        HealthState state = up == 0 ? HealthState.HEALTH_STATE_NOT_READY
+                : up == total ? HealthState.HEALTH_STATE_READY : HealthState.HEALTH_STATE_DEGRADED;
         details.add(check("route/" + route.name() + "/" + pool, state, up + " of " + total + " endpoints take traffic"));
         details.addAll(endpoints);
         return state;

@@ -7,6 +7,7 @@ import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.orchestration.Admission.Legs;
 import io.handoff.gateway.orchestration.LiveRequests.RequestHandle;
 import io.handoff.gateway.routing.BypassPolicy.Trigger;
+import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
@@ -303,7 +304,9 @@ public class GenerateOrchestrator {
     private Multi<GenerateResponse> participantPrefill(Admitting a, String sessionId) {
         PooledEndpoint prefill = a.reservation().takePrefill();
         // the framework sends the decode leg itself: the plan names a decode endpoint only for its native fields
-        PooledEndpoint anyDecode = a.route().decode().members().get(0);
+        EndpointPool decodePool = a.route().decode();
+        PooledEndpoint anyDecode = decodePool.members().stream().findFirst().orElseThrow(() ->
+                GenerateRefusal.noEndpoint(a.route().name(), "decode", decodePool.shortage()));
         Handoff handoff = plan(a.route(), a.forEngines(), ScheduleStyle.CONTEXT_FIRST, prefill, anyDecode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         return participantSession(a, sessionId, SessionState.ALLOCATED).onItem().transformToMulti(session -> {

@@ -28,7 +28,8 @@ public final class GenerateRefusal extends RuntimeException {
     /**
      * No endpoint of a pool to give. Full endpoints are an overload (retry); endpoints out of service make the route
      * unavailable, retryable only when the cause can pass by itself: a probe's verdict of a wrong role or model
-     * needs an operator, and the message says which verdict (Control.Health says it too).
+     * needs an operator, and the message says which verdict (Control.Health says it too). A pool whose endpoints
+     * were all retired is unavailable as one out of service is.
      */
     public static GenerateRefusal noEndpoint(String route, String role, PoolShortage shortage) {
         String none = "no " + role + " endpoint of route " + route + " is available";
@@ -39,6 +40,8 @@ public final class GenerateRefusal extends RuntimeException {
             case MISCONFIGURED -> new GenerateRefusal(shortage.wrongRole() ? ErrorCode.ERROR_CODE_ROLE_MISMATCH
                     : ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, none + ": the route is misconfigured ("
                             + String.join("; ", shortage.verdicts()) + ")");
+            case EMPTY -> new GenerateRefusal(ErrorCode.ERROR_CODE_INTERNAL, true, true, none
+                    + ": the pool has no endpoint (every one was retired), until one is added");
         };
     }
 
