@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +26,7 @@ final class FaultSchedule {
     private final SimulatorFleet fleet;
     private final HttpCalls http;
     private final History history;
+    private final GenerateCalls generate;
     private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
@@ -36,6 +39,7 @@ final class FaultSchedule {
         this.fleet = fleet;
         this.http = http;
         this.history = history;
+        this.generate = new GenerateCalls(history);
         for (Fault f : Fault.values()) {
             injected.put(f, new AtomicInteger());
         }
@@ -121,6 +125,24 @@ final class FaultSchedule {
         }
     }
 
+    /**
+     * Two streams of about a second each (150 tokens at the fleet's 5 ms), over gRPC and HTTP, started on a replica
+     * about to get SIGTERM, so that every stop has work in flight to finish within its grace. They run on their own
+     * threads and go in the history as any call.
+     */
+    private void longStreams(Replicas.Target t) {
+        String id = UUID.randomUUID().toString();
+        Thread grpc = new Thread(() -> generate.generate(t, GenerateCalls.request("term-grpc-" + id, "chaos-trtllm", 150,
+                null), "generate-during-stop", null, null, 0, 15_000), "chaos-term-grpc");
+        Thread stream = new Thread(() -> http.completion(t, "term-http-" + id, "chaos-sglang", 150, true, 15_000, 0),
+                "chaos-term-http");
+        grpc.setDaemon(true);
+        stream.setDaemon(true);
+        grpc.start();
+        stream.start();
+        Sleep.millis(300); // admitted and streaming before the signal
+    }
+
     private void killReplica() {
         replicas.killOne().ifPresent(id -> injected.get(Fault.REPLICA_KILL).incrementAndGet());
     }
@@ -129,8 +151,18 @@ final class FaultSchedule {
         switch (f) {
             case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs())
                     .ifPresent(id -> injected.get(f).incrementAndGet());
-            case REPLICA_TERM -> replicas.terminateOne(settings.termExitWithinMs())
-                    .ifPresent(id -> injected.get(f).incrementAndGet());
+            case REPLICA_TERM -> {
+                // a kill's restart may leave one replica up for a while: wait for a second one, as a rollout does
+                Optional<String> stopped = Optional.empty();
+                long until = System.currentTimeMillis() + 15_000;
+                while (running && stopped.isEmpty() && System.currentTimeMillis() < until) {
+                    stopped = replicas.terminateOne(settings.termExitWithinMs(), this::longStreams);
+                    if (stopped.isEmpty()) {
+                        Sleep.millis(200);
+                    }
+                }
+                stopped.ifPresent(id -> injected.get(f).incrementAndGet());
+            }
             case REDIS_KILL -> {
                 history.event("redis-killed", "kill -9, restarted at once");
                 redis.kill9();

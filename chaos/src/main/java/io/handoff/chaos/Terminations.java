@@ -21,6 +21,7 @@ final class Terminations {
         List<Replicas.Termination> terms = replicas.terminations();
         long inFlight = 0;
         long cut = 0;
+        long finished = 0;
         long overran = 0;
         long longestExit = 0;
         for (Replicas.Termination t : terms) {
@@ -32,6 +33,9 @@ final class Terminations {
                     continue;
                 }
                 inFlight++;
+                if (op.outcome().equals("finished") || op.outcome().equals("http-200-done")) {
+                    finished++;
+                }
                 if (isCut(op)) {
                     cut++;
                     v.note("cut by a SIGTERM: " + op.kind() + " " + op.key() + " on " + op.replica() + ": "
@@ -42,6 +46,7 @@ final class Terminations {
         v.figure("replicas stopped with SIGTERM", terms.size());
         v.figure("  longest exit after SIGTERM (ms)", longestExit);
         v.figure("  calls in flight at their SIGTERM", inFlight);
+        v.figure("  of them streams that finished", finished);
         v.must("calls cut by a graceful stop (no end of their own)", 0, cut);
         v.must("replicas that overran their stop (killed)", 0, overran);
     }

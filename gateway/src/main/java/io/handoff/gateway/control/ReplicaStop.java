@@ -4,6 +4,7 @@ import io.handoff.gateway.orchestration.LiveRequests;
 import io.handoff.gateway.orchestration.OrchestrationConfig;
 import io.handoff.gateway.orchestration.RunningRequest;
 import io.handoff.gateway.runtime.DrainState;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,10 +13,11 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The graceful stop of this replica (SIGTERM: Kubernetes deleting the pod, a rolling deploy, {@code kill}). First among
- * the shutdown observers, while the listeners, Redis and the engines' clients still work:
+ * The graceful stop of this replica (SIGTERM: Kubernetes deleting the pod, a rolling deploy, {@code kill}), in Quarkus'
+ * pre-shutdown phase, while the listeners, Redis and the engines' clients still work:
  * <ol>
  * <li>new Generates and allocations are refused here as a draining deployment refuses them (DRAINING, gRPC
  * UNAVAILABLE, HTTP 503), and readiness goes DOWN ({@link ReplicaStopHealthCheck}) so that traffic moves away;
@@ -39,6 +41,7 @@ public class ReplicaStop {
     private final LiveRequests live;
     private final StopConfig config;
     private final OrchestrationConfig orchestration;
+    private final AtomicBoolean stopped = new AtomicBoolean();
 
     public ReplicaStop(DrainState state, LiveRequests live, StopConfig config, OrchestrationConfig orchestration) {
         this.state = state;
@@ -47,13 +50,25 @@ public class ReplicaStop {
         this.orchestration = orchestration;
     }
 
-    /** Priority 1: before every other shutdown observer (the reaper's stop among them). */
+    /**
+     * Quarkus' pre-shutdown phase ({@code quarkus.shutdown.delay-enabled=true}, application.properties): the first
+     * thing a SIGTERM does, before any listener closes. Later, with the HTTP server already stopping, open HTTP streams
+     * were cut (the chaos harness's {@code replica-term} found it) while gRPC ones went on.
+     */
+    void onSignal(@Observes ShutdownDelayInitiatedEvent event) {
+        stop();
+    }
+
+    /** Where the pre-shutdown phase is not built in: first among the shutdown observers. */
     void onStop(@Observes @Priority(1) ShutdownEvent event) {
         stop();
     }
 
     /** Stops taking work, waits for what runs, aborts what is left; answers how many requests were aborted. */
     int stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return 0;
+        }
         state.stop();
         int running = live.size();
         LOG.infof("stopping: no new Generate or allocation here; %d running, given up to %s to finish", running,
