@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -132,15 +134,22 @@ final class FaultSchedule {
      */
     private void longStreams(Replicas.Target t) {
         String id = UUID.randomUUID().toString();
+        CountDownLatch streaming = new CountDownLatch(1);
         Thread grpc = new Thread(() -> generate.generate(t, GenerateCalls.request("term-grpc-" + id, "chaos-trtllm", 150,
-                null), "generate-during-stop", null, null, 0, 15_000), "chaos-term-grpc");
+                null), "generate-during-stop", null, null, 0, 15_000, streaming::countDown), "chaos-term-grpc");
         Thread stream = new Thread(() -> http.completion(t, "term-http-" + id, "chaos-sglang", 150, true, 15_000, 0),
                 "chaos-term-http");
         grpc.setDaemon(true);
         stream.setDaemon(true);
         grpc.start();
         stream.start();
-        Sleep.millis(300); // admitted and streaming before the signal
+        try {
+            // admitted and streaming before the signal (a Redis pause may hold the admission a while)
+            streaming.await(5, TimeUnit.SECONDS);
+            Sleep.millis(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void killReplica() {
