@@ -99,7 +99,7 @@ public class FleetHealth {
     }
 
     private HealthState whole(HealthState storeState, List<HealthState> routeStates, List<HealthCheck> inference) {
-        if (drain.draining()) {
+        if (drain.refusesNewWork()) {
             return HealthState.HEALTH_STATE_DRAINING;
         }
         if (storeState != HealthState.HEALTH_STATE_READY) {
@@ -192,7 +192,7 @@ public class FleetHealth {
     /** One minimal Generate through the route, as a client would send it: one token of a short prompt. */
     private Uni<HealthCheck> inferenceProbe(Route route) {
         String name = "inference/" + route.name();
-        if (drain.draining()) {
+        if (drain.refusesNewWork()) {
             return Uni.createFrom().item(check(name, HealthState.HEALTH_STATE_DRAINING,
                     "skipped: the deployment is draining and takes no Generate"));
         }

@@ -43,8 +43,8 @@ import java.util.function.Function;
  * then start the run. Any step can refuse; a refusal gives back what the earlier steps took, is recorded once
  * (metrics, trace, log) and leaves nothing behind: no session, no engine contacted.
  *
- * <p>Drain: a draining deployment takes no new work, so an orchestrated Generate (and a participant's decode that
- * bypasses, which is new work too) is refused DRAINING. A participant's leg on a session it allocated before the
+ * <p>Drain: a draining deployment (or a replica stopping on SIGTERM) takes no new work, so an orchestrated Generate
+ * (and a participant's decode that bypasses, which is new work too) is refused DRAINING. A participant's leg on a session it allocated before the
  * drain is running work: refusing it would strand the session, so it goes on, as renewals and releases do.
  */
 @ApplicationScoped
@@ -247,9 +247,8 @@ public class GenerateOrchestrator {
     }
 
     private void refuseWhileDraining() {
-        if (drain.draining()) {
-            throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, "this deployment is draining: it takes no "
-                    + "new Generate; send it to another deployment, or retry once the drain is over");
+        if (drain.refusesNewWork()) {
+            throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, drain.refusal("new Generate"));
         }
     }
 
