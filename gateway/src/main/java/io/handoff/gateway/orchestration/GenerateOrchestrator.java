@@ -17,6 +17,7 @@ import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.TenantRateLimits;
 import io.handoff.gateway.session.TransferDisposition;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.telemetry.HandoffTracing;
@@ -62,10 +63,12 @@ public class GenerateOrchestrator {
     private final OrchestrationConfig config;
     private final DrainState drain;
     private final Vertx vertx;
+    private final TenantRateLimits limits;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
             GenerateMetrics metrics, RecentHandoffs recent, HandoffTracing tracing, OrchestrationConfig config,
-            DrainState drain, Vertx vertx) {
+            DrainState drain, Vertx vertx, TenantRateLimits limits) {
+        this.limits = limits;
         this.recent = recent;
         this.vertx = vertx;
         this.routes = routes;
@@ -145,15 +148,30 @@ public class GenerateOrchestrator {
         /** How the request shows in its trace's routing step. */
         String traced();
 
+        /**
+         * Whether the entry is new work the tenant's rate limits charge: an orchestrated or bypassed Generate. A
+         * participant's leg on a session it allocated is not (its AllocateKvSession was), as a drain lets it run.
+         */
+        default boolean charged() {
+            return false;
+        }
+
         /** Both legs under a session Handoff allocates. */
         record Orchestrated(ScheduleStyle style) implements Entry {
             public String traced() {
                 return style.configName();
             }
+
+            public boolean charged() {
+                return true;
+            }
         }
 
         /** One decode endpoint prefills locally; no session. */
         record Bypass(ScheduleStyle style, Trigger trigger, String traced) implements Entry {
+            public boolean charged() {
+                return true;
+            }
         }
 
         /** The prefill leg of a session the participant allocated. */
@@ -182,31 +200,53 @@ public class GenerateOrchestrator {
         long arrivedNanos = System.nanoTime();
         return Multi.createFrom().deferred(() -> {
             Route route = null;
-            Reservation reservation = null;
             try {
                 route = route(request);
                 Entry entry = checks.apply(route);
                 trace.routed(route.name(), route.family(), entry.traced());
-                reservation = new Reservation(route, live);
-                Admitting a = new Admitting(tenant, request, AdmissionChecks.forEngines(route, request), route,
-                        reservation, trace, arrivedNanos);
-                Multi<GenerateResponse> run = start(entry, a);
-                Route admitted = route;
-                Reservation taken = reservation;
-                return run.onFailure(f -> !taken.isAccepted()).invoke(f -> refusedLater(admitted, taken, trace, f));
-            } catch (GenerateRefusal refusal) {
-                if (reservation != null) {
-                    reservation.cancel();
+                if (!entry.charged() || !limits.limits(tenant)) {
+                    return accept(tenant, request, route, entry, trace, arrivedNanos);
                 }
+                Route checked = route;
+                return limits.charge(tenant, AdmissionChecks.chargedTokens(request))
+                        .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
+                        .onFailure(GenerateRefusal.class).invoke(f -> refused(checked, (GenerateRefusal) f, trace))
+                        .onItem().transformToMulti(charge -> new UsageSettlement(limits, charge).around(
+                                Multi.createFrom().deferred(() -> accept(tenant, request, checked, entry, trace,
+                                        arrivedNanos))));
+            } catch (GenerateRefusal refusal) {
                 refused(route, refusal, trace);
                 throw refusal;
-            } catch (RuntimeException e) {
-                if (reservation != null) {
-                    reservation.cancel();
-                }
-                throw e;
             }
         });
+    }
+
+    /**
+     * The steps after the checks and the rate limits: the route's bulkhead, the endpoints, the id, the session. A
+     * refusal gives back what the earlier steps took.
+     */
+    private Multi<GenerateResponse> accept(String tenant, GenerateRequest request, Route route, Entry entry,
+            RequestTrace trace, long arrivedNanos) {
+        Reservation reservation = null;
+        try {
+            reservation = new Reservation(route, live);
+            Admitting a = new Admitting(tenant, request, AdmissionChecks.forEngines(route, request), route,
+                    reservation, trace, arrivedNanos);
+            Multi<GenerateResponse> run = start(entry, a);
+            Reservation taken = reservation;
+            return run.onFailure(f -> !taken.isAccepted()).invoke(f -> refusedLater(route, taken, trace, f));
+        } catch (GenerateRefusal refusal) {
+            if (reservation != null) {
+                reservation.cancel();
+            }
+            refused(route, refusal, trace);
+            throw refusal;
+        } catch (RuntimeException e) {
+            if (reservation != null) {
+                reservation.cancel();
+            }
+            throw e;
+        }
     }
 
     private Multi<GenerateResponse> start(Entry entry, Admitting a) {
@@ -413,6 +453,7 @@ public class GenerateOrchestrator {
     private static GenerateRefusal refusal(SessionException f) {
         return switch (f.failure()) {
             case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> GenerateRefusal.overloaded(f.getMessage());
+            case RATE_LIMITED -> GenerateRefusal.rateLimited(f.getMessage(), f.retryAfter().orElseThrow());
             case DRAINING -> new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, f.getMessage());
             case UNSUPPORTED -> GenerateRefusal.unsupported(f.getMessage());
             default -> GenerateRefusal.invalid(f.getMessage());

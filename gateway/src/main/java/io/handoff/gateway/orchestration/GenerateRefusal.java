@@ -4,6 +4,9 @@ import io.handoff.gateway.routing.PoolShortage;
 import io.handoff.gateway.runtime.ClientText;
 import io.handoff.openengine.v1.ErrorCode;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * A Generate refused before acceptance. It is reported as a non-OK gRPC status (or HTTP error) with no response
  * event, and it guarantees that nothing was allocated and no engine was contacted.
@@ -13,16 +16,36 @@ public final class GenerateRefusal extends RuntimeException {
     private final ErrorCode code;
     private final boolean retryable;
     private final boolean unavailable;
+    private final Duration retryAfter;
 
     public GenerateRefusal(ErrorCode code, boolean retryable, String message) {
         this(code, retryable, false, message);
     }
 
     private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message) {
+        this(code, retryable, unavailable, message, null);
+    }
+
+    private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message,
+            Duration retryAfter) {
         super(ClientText.withoutAddresses(message), null, false, false);
         this.code = code;
         this.retryable = retryable;
         this.unavailable = unavailable;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * The tenant is at a rate limit: OVERLOADED (the wire's closest code) with the wait until the same request fits
+     * (HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED with the wait in its trailers).
+     */
+    public static GenerateRefusal rateLimited(String message, Duration retryAfter) {
+        return new GenerateRefusal(ErrorCode.ERROR_CODE_OVERLOADED, true, false, message, retryAfter);
+    }
+
+    /** The wait a rate limit asks for; empty for every other refusal. */
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
     }
 
     /**
