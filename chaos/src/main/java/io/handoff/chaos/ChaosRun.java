@@ -79,6 +79,7 @@ final class ChaosRun {
                     n.get()));
             v.figure("replica processes started", replicas.generations());
             outcomes(history, v);
+            Terminations.check(history, replicas, v);
             new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
             v.figure("whole run (ms)", System.currentTimeMillis() - t0);
         } finally {

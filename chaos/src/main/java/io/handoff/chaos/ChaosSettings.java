@@ -29,7 +29,7 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         String classPath, Map<String, String> gatewayOverrides) {
 
     enum Fault {
-        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL, REDIS_PAUSE, ENGINE_CRASH;
+        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL, REDIS_PAUSE, ENGINE_CRASH, REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT;
 
         static Fault parse(String s) {
             return valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -40,6 +40,14 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
     static ChaosSettings shortRun(Path out, Path gatewayJar, String classPath) {
         return new ChaosSettings(600, 45_000, 4, 3000, 4000, 2000, 3000, 5000, 1500, EnumSet.allOf(Fault.class),
                 out, gatewayJar, classPath, Map.of());
+    }
+
+    /** A replica's grace on SIGTERM ({@code handoff.stop.grace-period}): longer than any stream of the load. */
+    static final long STOP_GRACE_MS = 5000;
+
+    /** How long a SIGTERMed replica may take to exit: grace, the aborts' wait, Quarkus' own stop. */
+    long termExitWithinMs() {
+        return STOP_GRACE_MS + 2000 /* abort-timeout */ + 5000;
     }
 
     /** How long after the load stopped anything nobody released must be gone: lease, claim, engine hold, grace. */
@@ -66,6 +74,7 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         c.put("handoff.orchestration.keepalive-tick", "500ms");
         c.put("handoff.orchestration.abort-timeout", "2s");
         c.put("handoff.auth.admin-keys", HttpCalls.ADMIN_KEY);
+        c.put("handoff.stop.grace-period", STOP_GRACE_MS + "ms");
         long holdSeconds = Math.max(1, holdMs / 1000);
         route(c, "vllm", fleet, "context-first", "context-first");
         c.put("handoff.routes.vllm.options.hold-mode", "fixed");

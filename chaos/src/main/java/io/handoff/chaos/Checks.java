@@ -56,6 +56,7 @@ final class Checks {
         long leaked = checkSessions(v) + checkKeys(v);
         v.must("sessions leaked: live past lease + grace", 0, leaked);
         v.must("resurrections: a session that moved after it was seen terminal", 0, resurrections(v));
+        v.must("writes accepted on a stale epoch", 0, staleWrites(v));
         checkStore(v);
         checkEngines(v);
     }
@@ -121,6 +122,34 @@ final class Checks {
                             + firstTerminal.epoch() + ", via " + firstTerminal.via() + "), later " + o.state()
                             + " (epoch " + o.epoch() + ", via " + o.via() + ")");
                     break;
+                }
+            }
+        }
+        return count;
+    }
+
+    /**
+     * A write (renew, release) answered with the session at an epoch older than one an earlier answer (answered
+     * before this write was sent) had already shown: the store took a write against a state it had moved past. Every
+     * transition raises the epoch, so with nothing acknowledged lost (Redis syncs every write) this must never
+     * happen; a stale write that moved an ended session is also a resurrection, this counts every one.
+     */
+    private long staleWrites(Verdict v) {
+        long count = 0;
+        for (var entry : history.observations().entrySet()) {
+            List<History.Observation> obs = new ArrayList<>(entry.getValue());
+            for (History.Observation w : obs) {
+                if (!w.via().equals("renew") && !w.via().equals("release")) {
+                    continue;
+                }
+                for (History.Observation earlier : obs) {
+                    if (earlier.answeredNs() < w.invokedNs() && earlier.epoch() > w.epoch()) {
+                        count++;
+                        v.note("stale write: session " + entry.getKey() + " " + w.via() + " answered epoch "
+                                + w.epoch() + " (" + w.state() + ") after epoch " + earlier.epoch() + " ("
+                                + earlier.state() + ", via " + earlier.via() + ") was acknowledged");
+                        break;
+                    }
                 }
             }
         }

@@ -130,6 +130,25 @@ final class ChildProcess {
         awaitExit();
     }
 
+    /** SIGTERM, and nothing more: the process stops as it sees fit (see {@link #awaitExit(long)}). */
+    void terminate() {
+        signal("TERM");
+    }
+
+    /** Waits up to {@code millis} for the process to exit; answers whether it did. */
+    boolean awaitExit(long millis) {
+        try {
+            if (process.waitFor(millis, TimeUnit.MILLISECONDS)) {
+                RUNNING.remove(process);
+                return true;
+            }
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     void pause() {
         signal("STOP");
     }

@@ -5,15 +5,20 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The faults, on two timers while the load runs: a kill -9 of a replica every {@code killEveryMs} (restarted at once
  * with a new replica id), and in turn every {@code faultEveryMs} the others: a replica stopped (SIGSTOP) for longer
  * than a lease, Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
- * with a new identity). Every fault goes in the history.
+ * with a new identity), a replica stopped with SIGTERM (graceful: it finishes what runs, then a new one starts), an
+ * engine answering late or cutting its next streams for a while. Every fault goes in the history.
  */
 final class FaultSchedule {
 
@@ -23,6 +28,7 @@ final class FaultSchedule {
     private final SimulatorFleet fleet;
     private final HttpCalls http;
     private final History history;
+    private final GenerateCalls generate;
     private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
@@ -35,6 +41,7 @@ final class FaultSchedule {
         this.fleet = fleet;
         this.http = http;
         this.history = history;
+        this.generate = new GenerateCalls(history);
         for (Fault f : Fault.values()) {
             injected.put(f, new AtomicInteger());
         }
@@ -46,7 +53,8 @@ final class FaultSchedule {
             threads.add(thread("chaos-killer", settings.killEveryMs(), this::killReplica));
         }
         List<Fault> others = new ArrayList<>();
-        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REDIS_KILL, Fault.ENGINE_CRASH, Fault.REDIS_PAUSE)) {
+        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REPLICA_TERM, Fault.ENGINE_SLOW, Fault.REDIS_KILL,
+                Fault.ENGINE_CRASH, Fault.ENGINE_CUT, Fault.REDIS_PAUSE)) {
             if (settings.faults().contains(f)) {
                 others.add(f);
             }
@@ -92,6 +100,58 @@ final class FaultSchedule {
         return t;
     }
 
+    /** How long an engine stays slow, or cuts streams, before its faults are cleared. */
+    private static final long ENGINE_FAULT_MS = 2000;
+
+    /** Sets faults on a random engine for {@code millis}, then clears them (blocks for that long). */
+    private void engineFaults(Fault f, String json, String what, long millis) {
+        List<SimulatorFleet.Engine> engines = fleet.engines();
+        SimulatorFleet.Engine e = engines.get(ThreadLocalRandom.current().nextInt(engines.size()));
+        try {
+            http.simFaults(e.url(), json);
+            history.event("engine-" + (f == Fault.ENGINE_SLOW ? "slow" : "cut"), e.name() + " " + what + ": " + json);
+            injected.get(f).incrementAndGet();
+            Sleep.millis(millis);
+        } catch (IOException ex) {
+            history.event("fault-failed", f + " " + e.name() + ": " + ex.getMessage());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                http.simFaults(e.url(), null);
+            } catch (IOException ex) {
+                history.event("fault-failed", "clearing " + e.name() + "'s faults: " + ex.getMessage());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Two streams of about a second each (150 tokens at the fleet's 5 ms), over gRPC and HTTP, started on a replica
+     * about to get SIGTERM, so that every stop has work in flight to finish within its grace. They run on their own
+     * threads and go in the history as any call.
+     */
+    private void longStreams(Replicas.Target t) {
+        String id = UUID.randomUUID().toString();
+        CountDownLatch streaming = new CountDownLatch(1);
+        Thread grpc = new Thread(() -> generate.generate(t, GenerateCalls.request("term-grpc-" + id, "chaos-trtllm", 150,
+                null), "generate-during-stop", null, null, 0, 15_000, streaming::countDown), "chaos-term-grpc");
+        Thread stream = new Thread(() -> http.completion(t, "term-http-" + id, "chaos-sglang", 150, true, 15_000, 0),
+                "chaos-term-http");
+        grpc.setDaemon(true);
+        stream.setDaemon(true);
+        grpc.start();
+        stream.start();
+        try {
+            // admitted and streaming before the signal (a Redis pause may hold the admission a while)
+            streaming.await(5, TimeUnit.SECONDS);
+            Sleep.millis(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void killReplica() {
         replicas.killOne().ifPresent(id -> injected.get(Fault.REPLICA_KILL).incrementAndGet());
     }
@@ -100,6 +160,18 @@ final class FaultSchedule {
         switch (f) {
             case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs())
                     .ifPresent(id -> injected.get(f).incrementAndGet());
+            case REPLICA_TERM -> {
+                // a kill's restart may leave one replica up for a while: wait for a second one, as a rollout does
+                Optional<String> stopped = Optional.empty();
+                long until = System.currentTimeMillis() + 15_000;
+                while (running && stopped.isEmpty() && System.currentTimeMillis() < until) {
+                    stopped = replicas.terminateOne(settings.termExitWithinMs(), this::longStreams);
+                    if (stopped.isEmpty()) {
+                        Sleep.millis(200);
+                    }
+                }
+                stopped.ifPresent(id -> injected.get(f).incrementAndGet());
+            }
             case REDIS_KILL -> {
                 history.event("redis-killed", "kill -9, restarted at once");
                 redis.kill9();
@@ -133,6 +205,12 @@ final class FaultSchedule {
                     Thread.currentThread().interrupt();
                 }
             }
+            // answers late: every inference request waits before the engine looks at it, for a while
+            case ENGINE_SLOW -> engineFaults(f, "{\"latency_ms\":" + (200 + ThreadLocalRandom.current().nextInt(600))
+                    + "}", "answers late", ENGINE_FAULT_MS);
+            // cuts streams: the next few stop after 1 to 3 events, the connection dropped with no end
+            case ENGINE_CUT -> engineFaults(f, "{\"cut_after_chunks\":" + (1 + ThreadLocalRandom.current().nextInt(3))
+                    + ",\"cut_count\":3}", "cuts its next 3 streams", ENGINE_FAULT_MS);
             default -> throw new IllegalArgumentException(f.name());
         }
     }

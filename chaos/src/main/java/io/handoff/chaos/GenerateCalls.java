@@ -51,6 +51,13 @@ final class GenerateCalls {
      */
     Result generate(Replicas.Target t, GenerateRequest req, String kind, String leg, String session,
             int cancelAfterEvents, long deadlineMs) {
+        return generate(t, req, kind, leg, session, cancelAfterEvents, deadlineMs, () -> {
+        });
+    }
+
+    /** As above; {@code onFirstEvent} runs when the stream's first event arrives (the call was admitted). */
+    Result generate(Replicas.Target t, GenerateRequest req, String kind, String leg, String session,
+            int cancelAfterEvents, long deadlineMs, Runnable onFirstEvent) {
         long start = history.now();
         InferenceGrpc.InferenceBlockingStub stub = InferenceGrpc.newBlockingStub(t.channel())
                 .withDeadlineAfter(deadlineMs, TimeUnit.MILLISECONDS);
@@ -74,7 +81,9 @@ final class GenerateCalls {
                     Iterator<GenerateResponse> it = call.generate(req);
                     while (it.hasNext()) {
                         GenerateResponse r = it.next();
-                        events++;
+                        if (events++ == 0) {
+                            onFirstEvent.run();
+                        }
                         if (r.hasPrefillReady()) {
                             ready = r.getPrefillReady().getKvSession();
                             outcome = "prefill-ready";

@@ -100,6 +100,18 @@ final class HttpCalls {
         }
     }
 
+    /** {@code POST /sim/faults} of one engine (the fields are merged into its faults), or {@code DELETE} with null. */
+    void simFaults(String engineUrl, String faultsJson) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engineUrl + "/sim/faults"))
+                .timeout(Duration.ofSeconds(5));
+        HttpRequest req = faultsJson == null ? b.DELETE().build() : b.header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(faultsJson)).build();
+        HttpResponse<String> res = client.send(req, HttpResponse.BodyHandlers.ofString());
+        if (res.statusCode() / 100 != 2) {
+            throw new IOException("/sim/faults answered " + res.statusCode() + ": " + res.body());
+        }
+    }
+
     private JsonNode getJson(HttpRequest req) throws IOException, InterruptedException {
         HttpResponse<String> res = client.send(req, HttpResponse.BodyHandlers.ofString());
         if (res.statusCode() != 200) {

@@ -7,11 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The gateway replicas, one per slot. A slot is UP (taking load), PAUSED (SIGSTOP: clients still reach it and wait),
@@ -147,6 +149,67 @@ final class Replicas {
             }
         });
         return Optional.of(id);
+    }
+
+    /** A replica stopped with SIGTERM: when (history time), and how long its process took to exit. */
+    record Termination(String replicaId, long signalledAtMs, long exitedAtMs, boolean overran) {
+    }
+
+    private final List<Termination> terminations = new CopyOnWriteArrayList<>();
+
+    /**
+     * SIGTERM to a random UP replica, as Kubernetes stops a pod: clients stop picking it at once (its readiness is
+     * down), the calls it has go on over the open channel; once its process has exited (killed after
+     * {@code exitWithinMs} if it overran), a new process with a new replica id takes its slot. The wait and the
+     * restart run in the background. {@code beforeSignal} is given the replica first (to start calls that will be in
+     * flight when the signal comes).
+     *
+     * @return the terminated replica's id, or empty when none could be stopped now
+     */
+    Optional<String> terminateOne(long exitWithinMs, Consumer<Target> beforeSignal) {
+        Slot victim;
+        int index;
+        synchronized (this) {
+            if (countUp() < 2) {
+                return Optional.empty();
+            }
+            List<Integer> up = new ArrayList<>();
+            for (int i = 0; i < slots.size(); i++) {
+                if (slots.get(i).state == SlotState.UP) {
+                    up.add(i);
+                }
+            }
+            index = up.get(ThreadLocalRandom.current().nextInt(up.size()));
+            victim = slots.get(index);
+            victim.state = SlotState.RESTARTING;
+        }
+        GatewayReplica replica = victim.replica;
+        ManagedChannel channel = victim.channel;
+        beforeSignal.accept(new Target(replica.id(), replica.baseUrl(), channel));
+        long signalled = history.now();
+        replica.process().terminate();
+        history.event("replica-terminated", replica.id() + " (SIGTERM)");
+        starter.submit(() -> {
+            boolean exited = replica.process().awaitExit(exitWithinMs);
+            if (!exited) {
+                replica.process().kill9();
+            }
+            long exitedAt = history.now();
+            terminations.add(new Termination(replica.id(), signalled, exitedAt, !exited));
+            history.event(exited ? "replica-exited" : "replica-term-overran", replica.id() + " after "
+                    + (exitedAt - signalled) + " ms");
+            channel.shutdown();
+            try {
+                startSlot(index);
+            } catch (RuntimeException e) {
+                history.event("replica-start-failed", e.getMessage());
+            }
+        });
+        return Optional.of(replica.id());
+    }
+
+    List<Termination> terminations() {
+        return List.copyOf(terminations);
     }
 
     /** SIGSTOP of a random UP replica for {@code millis}, then SIGCONT (blocks for that long). */

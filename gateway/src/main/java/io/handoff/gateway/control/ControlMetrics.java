@@ -1,5 +1,6 @@
 package io.handoff.gateway.control;
 
+import io.handoff.gateway.routing.EndpointPool;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -50,6 +51,18 @@ public class ControlMetrics {
                     .register(registry);
             return holder;
         })[0] = value;
+    }
+
+    /** How many endpoints a pool has now, active (taking new legs) and retired (finishing legs, owed cleanup). */
+    public void poolGauges(String route, String pool, EndpointPool members) {
+        Gauge.builder("handoff.pool.endpoints", members, m -> m.membership().active().size())
+                .tags("route", route, "pool", pool, "state", "active")
+                .description("Endpoints in a route's pool, by state: active ones take new legs, retired ones do not")
+                .register(registry);
+        Gauge.builder("handoff.pool.endpoints", members, m -> m.membership().retired().size())
+                .tags("route", route, "pool", pool, "state", "retired")
+                .description("Endpoints in a route's pool, by state: active ones take new legs, retired ones do not")
+                .register(registry);
     }
 
     /** An endpoint found answering as the wrong role or not serving the route's model. */

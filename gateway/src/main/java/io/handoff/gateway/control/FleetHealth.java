@@ -99,7 +99,7 @@ public class FleetHealth {
     }
 
     private HealthState whole(HealthState storeState, List<HealthState> routeStates, List<HealthCheck> inference) {
-        if (drain.draining()) {
+        if (drain.refusesNewWork()) {
             return HealthState.HEALTH_STATE_DRAINING;
         }
         if (storeState != HealthState.HEALTH_STATE_READY) {
@@ -181,8 +181,9 @@ public class FleetHealth {
                                     + (why.isEmpty() ? "no reason recorded" : why)));
         }
         int total = members.members().size();
-        HealthState state = up == total ? HealthState.HEALTH_STATE_READY
-                : up == 0 ? HealthState.HEALTH_STATE_NOT_READY : HealthState.HEALTH_STATE_DEGRADED;
+        // a pool whose endpoints were all retired serves nothing: not ready, not "all of none ready"
+        HealthState state = up == 0 ? HealthState.HEALTH_STATE_NOT_READY
+                : up == total ? HealthState.HEALTH_STATE_READY : HealthState.HEALTH_STATE_DEGRADED;
         details.add(check("route/" + route.name() + "/" + pool, state, up + " of " + total + " endpoints take traffic"));
         details.addAll(endpoints);
         return state;
@@ -191,7 +192,7 @@ public class FleetHealth {
     /** One minimal Generate through the route, as a client would send it: one token of a short prompt. */
     private Uni<HealthCheck> inferenceProbe(Route route) {
         String name = "inference/" + route.name();
-        if (drain.draining()) {
+        if (drain.refusesNewWork()) {
             return Uni.createFrom().item(check(name, HealthState.HEALTH_STATE_DRAINING,
                     "skipped: the deployment is draining and takes no Generate"));
         }

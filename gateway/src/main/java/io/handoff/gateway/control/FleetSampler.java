@@ -87,6 +87,10 @@ public class FleetSampler {
                         : Duration.between(lastSample, clock.instant()).toMillis() / 1000.0,
                 () -> sessions == null ? 0L : sessions.activeKv(),
                 () -> sessions == null ? 0L : sessions.engineHeld());
+        for (Route route : routes.all()) {
+            metrics.poolGauges(route.name(), "prefill", route.prefill());
+            metrics.poolGauges(route.name(), "decode", route.decode());
+        }
     }
 
     void start(@Observes StartupEvent event) {
@@ -125,20 +129,28 @@ public class FleetSampler {
     private Uni<Void> sample(Route route, String pool, EndpointPool members) {
         List<Uni<Void>> probes = new ArrayList<>();
         for (PooledEndpoint member : members.members()) {
-            probes.add(members.probe(member)
-                    .ifNoItem().after(config.probeTimeout()).recoverWithItem(() -> new EndpointStatus(
-                            member.endpoint(), false, Optional.empty(), List.of(), Optional.empty(), Map.of(),
-                            "probe did not answer within " + config.probeTimeout().toMillis() + " ms"))
-                    .invoke(status -> record(route, pool, member, status))
-                    .replaceWithVoid());
+            probes.add(sample(route, pool, members, member).replaceWithVoid());
         }
         return probes.isEmpty() ? Uni.createFrom().voidItem()
                 : Uni.join().all(probes).andCollectFailures().replaceWithVoid();
     }
 
-    private void record(Route route, String pool, PooledEndpoint member, EndpointStatus status) {
+    /**
+     * Samples one endpoint now, as the first sample does at start: an endpoint that joins a pool while the gateway
+     * serves gets the same observed half of negotiation. Never fails.
+     */
+    public Uni<EndpointSample> sample(Route route, String pool, EndpointPool members, PooledEndpoint member) {
+        return members.probe(member)
+                .ifNoItem().after(config.probeTimeout()).recoverWithItem(() -> new EndpointStatus(
+                        member.endpoint(), false, Optional.empty(), List.of(), Optional.empty(), Map.of(),
+                        "probe did not answer within " + config.probeTimeout().toMillis() + " ms"))
+                .map(status -> record(route, pool, member, status));
+    }
+
+    private EndpointSample record(Route route, String pool, PooledEndpoint member, EndpointStatus status) {
         String key = key(route.name(), pool, member.endpoint().name());
-        samples.put(key, new EndpointSample(route.name(), pool, member, status, clock.instant()));
+        EndpointSample sample = new EndpointSample(route.name(), pool, member, status, clock.instant());
+        samples.put(key, sample);
         member.observed(status);
         if (status.healthy()) {
             if (member.breaker().takeProbe()) {
@@ -168,6 +180,7 @@ public class FleetSampler {
         metrics.endpointUp(route.name(), pool, member.endpoint().name(), member.breaker().admits());
         status.load().forEach((figure, value) -> metrics.endpointLoad(route.name(), pool, member.endpoint().name(),
                 figure, value));
+        return sample;
     }
 
     private Uni<Void> sampleStore() {
@@ -183,6 +196,14 @@ public class FleetSampler {
                                     String.valueOf(f.getMessage()));
                 })
                 .onFailure().recoverWithNull().replaceWithVoid();
+    }
+
+    /** Forgets a retired endpoint's sample: it takes no traffic, so its gauge says down, whatever it last said. */
+    public void retired(Route route, String pool, PooledEndpoint member) {
+        String key = key(route.name(), pool, member.endpoint().name());
+        samples.remove(key);
+        mismatches.remove(key);
+        metrics.endpointUp(route.name(), pool, member.endpoint().name(), false);
     }
 
     /** Every endpoint's latest sample, in route and pool order. */

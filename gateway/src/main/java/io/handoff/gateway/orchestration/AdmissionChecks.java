@@ -136,6 +136,19 @@ final class AdmissionChecks {
         }
     }
 
+    /**
+     * The tokens a tenant's tokens-per-second limit charges at admission: the prompt (exact for token ids, estimated
+     * for text, as the short-prompt bypass counts it) plus max_tokens for each output; 0 for max_tokens unset. The
+     * usage reported at the end corrects it.
+     */
+    static long chargedTokens(GenerateRequest request) {
+        long maxTokens = request.getStopping().hasMaxTokens()
+                ? Integer.toUnsignedLong(request.getStopping().getMaxTokens()) : 0;
+        long outputs = request.getSampling().hasNumSequences() ? Math.max(1, request.getSampling().getNumSequences())
+                : 1;
+        return BypassPolicy.promptTokens(request) + outputs * maxTokens;
+    }
+
     /** The style the request runs in: the one it names, which the route must enable, or the route's default. */
     static ScheduleStyle style(Route route, GenerateRequest request) {
         KvScheduleStyle asked = request.getKv().getScheduleStyle();

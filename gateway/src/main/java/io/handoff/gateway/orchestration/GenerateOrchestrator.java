@@ -7,6 +7,7 @@ import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.orchestration.Admission.Legs;
 import io.handoff.gateway.orchestration.LiveRequests.RequestHandle;
 import io.handoff.gateway.routing.BypassPolicy.Trigger;
+import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
@@ -16,6 +17,7 @@ import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.TenantRateLimits;
 import io.handoff.gateway.session.TransferDisposition;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.telemetry.HandoffTracing;
@@ -42,8 +44,8 @@ import java.util.function.Function;
  * then start the run. Any step can refuse; a refusal gives back what the earlier steps took, is recorded once
  * (metrics, trace, log) and leaves nothing behind: no session, no engine contacted.
  *
- * <p>Drain: a draining deployment takes no new work, so an orchestrated Generate (and a participant's decode that
- * bypasses, which is new work too) is refused DRAINING. A participant's leg on a session it allocated before the
+ * <p>Drain: a draining deployment (or a replica stopping on SIGTERM) takes no new work, so an orchestrated Generate
+ * (and a participant's decode that bypasses, which is new work too) is refused DRAINING. A participant's leg on a session it allocated before the
  * drain is running work: refusing it would strand the session, so it goes on, as renewals and releases do.
  */
 @ApplicationScoped
@@ -61,10 +63,12 @@ public class GenerateOrchestrator {
     private final OrchestrationConfig config;
     private final DrainState drain;
     private final Vertx vertx;
+    private final TenantRateLimits limits;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
             GenerateMetrics metrics, RecentHandoffs recent, HandoffTracing tracing, OrchestrationConfig config,
-            DrainState drain, Vertx vertx) {
+            DrainState drain, Vertx vertx, TenantRateLimits limits) {
+        this.limits = limits;
         this.recent = recent;
         this.vertx = vertx;
         this.routes = routes;
@@ -144,15 +148,30 @@ public class GenerateOrchestrator {
         /** How the request shows in its trace's routing step. */
         String traced();
 
+        /**
+         * Whether the entry is new work the tenant's rate limits charge: an orchestrated or bypassed Generate. A
+         * participant's leg on a session it allocated is not (its AllocateKvSession was), as a drain lets it run.
+         */
+        default boolean charged() {
+            return false;
+        }
+
         /** Both legs under a session Handoff allocates. */
         record Orchestrated(ScheduleStyle style) implements Entry {
             public String traced() {
                 return style.configName();
             }
+
+            public boolean charged() {
+                return true;
+            }
         }
 
         /** One decode endpoint prefills locally; no session. */
         record Bypass(ScheduleStyle style, Trigger trigger, String traced) implements Entry {
+            public boolean charged() {
+                return true;
+            }
         }
 
         /** The prefill leg of a session the participant allocated. */
@@ -181,31 +200,53 @@ public class GenerateOrchestrator {
         long arrivedNanos = System.nanoTime();
         return Multi.createFrom().deferred(() -> {
             Route route = null;
-            Reservation reservation = null;
             try {
                 route = route(request);
                 Entry entry = checks.apply(route);
                 trace.routed(route.name(), route.family(), entry.traced());
-                reservation = new Reservation(route, live);
-                Admitting a = new Admitting(tenant, request, AdmissionChecks.forEngines(route, request), route,
-                        reservation, trace, arrivedNanos);
-                Multi<GenerateResponse> run = start(entry, a);
-                Route admitted = route;
-                Reservation taken = reservation;
-                return run.onFailure(f -> !taken.isAccepted()).invoke(f -> refusedLater(admitted, taken, trace, f));
-            } catch (GenerateRefusal refusal) {
-                if (reservation != null) {
-                    reservation.cancel();
+                if (!entry.charged() || !limits.limits(tenant)) {
+                    return accept(tenant, request, route, entry, trace, arrivedNanos);
                 }
+                Route checked = route;
+                return limits.charge(tenant, AdmissionChecks.chargedTokens(request))
+                        .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
+                        .onFailure(GenerateRefusal.class).invoke(f -> refused(checked, (GenerateRefusal) f, trace))
+                        .onItem().transformToMulti(charge -> new UsageSettlement(limits, charge).around(
+                                Multi.createFrom().deferred(() -> accept(tenant, request, checked, entry, trace,
+                                        arrivedNanos))));
+            } catch (GenerateRefusal refusal) {
                 refused(route, refusal, trace);
                 throw refusal;
-            } catch (RuntimeException e) {
-                if (reservation != null) {
-                    reservation.cancel();
-                }
-                throw e;
             }
         });
+    }
+
+    /**
+     * The steps after the checks and the rate limits: the route's bulkhead, the endpoints, the id, the session. A
+     * refusal gives back what the earlier steps took.
+     */
+    private Multi<GenerateResponse> accept(String tenant, GenerateRequest request, Route route, Entry entry,
+            RequestTrace trace, long arrivedNanos) {
+        Reservation reservation = null;
+        try {
+            reservation = new Reservation(route, live);
+            Admitting a = new Admitting(tenant, request, AdmissionChecks.forEngines(route, request), route,
+                    reservation, trace, arrivedNanos);
+            Multi<GenerateResponse> run = start(entry, a);
+            Reservation taken = reservation;
+            return run.onFailure(f -> !taken.isAccepted()).invoke(f -> refusedLater(route, taken, trace, f));
+        } catch (GenerateRefusal refusal) {
+            if (reservation != null) {
+                reservation.cancel();
+            }
+            refused(route, refusal, trace);
+            throw refusal;
+        } catch (RuntimeException e) {
+            if (reservation != null) {
+                reservation.cancel();
+            }
+            throw e;
+        }
     }
 
     private Multi<GenerateResponse> start(Entry entry, Admitting a) {
@@ -246,9 +287,8 @@ public class GenerateOrchestrator {
     }
 
     private void refuseWhileDraining() {
-        if (drain.draining()) {
-            throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, "this deployment is draining: it takes no "
-                    + "new Generate; send it to another deployment, or retry once the drain is over");
+        if (drain.refusesNewWork()) {
+            throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, drain.refusal("new Generate"));
         }
     }
 
@@ -303,7 +343,9 @@ public class GenerateOrchestrator {
     private Multi<GenerateResponse> participantPrefill(Admitting a, String sessionId) {
         PooledEndpoint prefill = a.reservation().takePrefill();
         // the framework sends the decode leg itself: the plan names a decode endpoint only for its native fields
-        PooledEndpoint anyDecode = a.route().decode().members().get(0);
+        EndpointPool decodePool = a.route().decode();
+        PooledEndpoint anyDecode = decodePool.members().stream().findFirst().orElseThrow(() ->
+                GenerateRefusal.noEndpoint(a.route().name(), "decode", decodePool.shortage()));
         Handoff handoff = plan(a.route(), a.forEngines(), ScheduleStyle.CONTEXT_FIRST, prefill, anyDecode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         return participantSession(a, sessionId, SessionState.ALLOCATED).onItem().transformToMulti(session -> {
@@ -411,6 +453,7 @@ public class GenerateOrchestrator {
     private static GenerateRefusal refusal(SessionException f) {
         return switch (f.failure()) {
             case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> GenerateRefusal.overloaded(f.getMessage());
+            case RATE_LIMITED -> GenerateRefusal.rateLimited(f.getMessage(), f.retryAfter().orElseThrow());
             case DRAINING -> new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, f.getMessage());
             case UNSUPPORTED -> GenerateRefusal.unsupported(f.getMessage());
             default -> GenerateRefusal.invalid(f.getMessage());

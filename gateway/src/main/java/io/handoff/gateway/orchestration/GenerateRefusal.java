@@ -4,6 +4,9 @@ import io.handoff.gateway.routing.PoolShortage;
 import io.handoff.gateway.runtime.ClientText;
 import io.handoff.openengine.v1.ErrorCode;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * A Generate refused before acceptance. It is reported as a non-OK gRPC status (or HTTP error) with no response
  * event, and it guarantees that nothing was allocated and no engine was contacted.
@@ -13,22 +16,43 @@ public final class GenerateRefusal extends RuntimeException {
     private final ErrorCode code;
     private final boolean retryable;
     private final boolean unavailable;
+    private final Duration retryAfter;
 
     public GenerateRefusal(ErrorCode code, boolean retryable, String message) {
         this(code, retryable, false, message);
     }
 
     private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message) {
+        this(code, retryable, unavailable, message, null);
+    }
+
+    private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message,
+            Duration retryAfter) {
         super(ClientText.withoutAddresses(message), null, false, false);
         this.code = code;
         this.retryable = retryable;
         this.unavailable = unavailable;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * The tenant is at a rate limit: OVERLOADED (the wire's closest code) with the wait until the same request fits
+     * (HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED with the wait in its trailers).
+     */
+    public static GenerateRefusal rateLimited(String message, Duration retryAfter) {
+        return new GenerateRefusal(ErrorCode.ERROR_CODE_OVERLOADED, true, false, message, retryAfter);
+    }
+
+    /** The wait a rate limit asks for; empty for every other refusal. */
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(retryAfter);
     }
 
     /**
      * No endpoint of a pool to give. Full endpoints are an overload (retry); endpoints out of service make the route
      * unavailable, retryable only when the cause can pass by itself: a probe's verdict of a wrong role or model
-     * needs an operator, and the message says which verdict (Control.Health says it too).
+     * needs an operator, and the message says which verdict (Control.Health says it too). A pool whose endpoints
+     * were all retired is unavailable as one out of service is.
      */
     public static GenerateRefusal noEndpoint(String route, String role, PoolShortage shortage) {
         String none = "no " + role + " endpoint of route " + route + " is available";
@@ -39,6 +63,8 @@ public final class GenerateRefusal extends RuntimeException {
             case MISCONFIGURED -> new GenerateRefusal(shortage.wrongRole() ? ErrorCode.ERROR_CODE_ROLE_MISMATCH
                     : ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, true, none + ": the route is misconfigured ("
                             + String.join("; ", shortage.verdicts()) + ")");
+            case EMPTY -> new GenerateRefusal(ErrorCode.ERROR_CODE_INTERNAL, true, true, none
+                    + ": the pool has no endpoint (every one was retired), until one is added");
         };
     }
 

@@ -17,33 +17,123 @@ import java.util.function.Function;
 /**
  * The endpoints of one role on one route. Choice is least outstanding requests among endpoints whose breaker is
  * closed and that are below their limit, ties broken round-robin so that an idle pool still spreads its load.
+ *
+ * <p>Membership can change while the pool serves ({@link #add}, {@link #retire}): choice reads an immutable
+ * {@link Membership} without a lock, and a change swaps in a new one (copy-on-write; changes are rare and serialised
+ * among themselves). A retired endpoint takes no new legs, but it stays resolvable by name ({@link #member}): legs
+ * that run on it finish and release on it, and the KV it holds stays an obligation the reaper can discharge there.
  */
 public final class EndpointPool {
 
+    /**
+     * The pool at one moment, never changed once made.
+     *
+     * @param active  the endpoints that take new legs, in the order they joined
+     * @param retired the endpoints that take none but may still run legs or hold KV
+     */
+    public record Membership(List<PooledEndpoint> active, List<PooledEndpoint> retired) {
+
+        public Membership {
+            active = List.copyOf(active);
+            retired = List.copyOf(retired);
+        }
+    }
+
     private final String name;
-    private final List<PooledEndpoint> members;
+    private final Clock clock;
+    private final int breakerFailures;
+    private final Duration breakerOpenFor;
     private final int maxOutstanding;
     private final Function<Endpoint, Uni<EndpointStatus>> prober;
     private final AtomicInteger turn = new AtomicInteger();
+    private volatile Membership membership;
 
     public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
             Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober) {
         this.name = name;
+        this.clock = clock;
+        this.breakerFailures = breakerFailures;
+        this.breakerOpenFor = breakerOpenFor;
         this.maxOutstanding = maxOutstanding;
         this.prober = prober;
         List<PooledEndpoint> list = new ArrayList<>();
         for (Endpoint e : endpoints) {
-            list.add(new PooledEndpoint(e, new EndpointBreaker(clock, breakerFailures, breakerOpenFor)));
+            list.add(newMember(e, EndpointSource.STATIC));
         }
-        this.members = List.copyOf(list);
+        this.membership = new Membership(list, List.of());
     }
 
     public String name() {
         return name;
     }
 
+    /** The endpoints that take new legs now. */
     public List<PooledEndpoint> members() {
-        return members;
+        return membership.active();
+    }
+
+    /** The active and the retired endpoints now, as one consistent view. */
+    public Membership membership() {
+        return membership;
+    }
+
+    /**
+     * Adds an endpoint, set up as one configured at start (its own breaker, closed). A retired endpoint of the same
+     * name and address is taken back as it is: its running legs still count on it.
+     *
+     * @throws IllegalStateException    when an active endpoint has the name already
+     * @throws IllegalArgumentException when a retired endpoint has the name with another address: obligations name
+     *                                  their engine by endpoint name, so one name must keep meaning one engine
+     */
+    public synchronized PooledEndpoint add(Endpoint endpoint, EndpointSource source) {
+        Membership now = membership;
+        if (find(now.active(), endpoint.name()).isPresent()) {
+            throw new IllegalStateException("pool " + name + " already has an endpoint named '" + endpoint.name()
+                    + "'");
+        }
+        List<PooledEndpoint> retired = new ArrayList<>(now.retired());
+        PooledEndpoint member = find(retired, endpoint.name()).orElse(null);
+        if (member != null && !member.endpoint().uri().equals(endpoint.uri())) {
+            throw new IllegalArgumentException("pool " + name + " has retired an endpoint named '" + endpoint.name()
+                    + "' at another address, whose KV may still be owed cleanup; choose another name");
+        }
+        if (member == null) {
+            member = newMember(endpoint, EndpointSource.STATIC);
+        } else {
+            retired.remove(member);
+        }
+        member.source(source);
+        List<PooledEndpoint> active = new ArrayList<>(now.active());
+        active.add(member);
+        membership = new Membership(active, retired);
+        return member;
+    }
+
+    /** Retires an active endpoint: no new legs from now on. Empty when no active endpoint has the name. */
+    public synchronized Optional<PooledEndpoint> retire(String endpointName) {
+        Membership now = membership;
+        Optional<PooledEndpoint> member = find(now.active(), endpointName);
+        member.ifPresent(m -> {
+            List<PooledEndpoint> active = new ArrayList<>(now.active());
+            active.remove(m);
+            List<PooledEndpoint> retired = new ArrayList<>(now.retired());
+            retired.add(m);
+            membership = new Membership(active, retired);
+        });
+        return member;
+    }
+
+    private PooledEndpoint newMember(Endpoint endpoint, EndpointSource source) {
+        return new PooledEndpoint(endpoint, new EndpointBreaker(clock, breakerFailures, breakerOpenFor), source);
+    }
+
+    private static Optional<PooledEndpoint> find(List<PooledEndpoint> members, String endpointName) {
+        for (PooledEndpoint m : members) {
+            if (m.endpoint().name().equals(endpointName)) {
+                return Optional.of(m);
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -51,7 +141,8 @@ public final class EndpointPool {
      * when every endpoint is open or full. Endpoints whose open period has passed are probed on the side.
      */
     public Optional<PooledEndpoint> acquire(Set<Endpoint> exclude) {
-        probeRecovered();
+        List<PooledEndpoint> members = membership.active();
+        probeRecovered(members);
         int n = members.size();
         // a race can fill the chosen endpoint between the choice and the count: then choose again among the rest
         for (int attempt = 0; attempt < n; attempt++) {
@@ -79,9 +170,14 @@ public final class EndpointPool {
 
     /**
      * Why {@link #acquire} found nothing, for the refusal a client gets: full while some endpoint takes traffic,
-     * misconfigured when every endpoint's breaker is open on a probe's verdict, out of service otherwise.
+     * misconfigured when every endpoint's breaker is open on a probe's verdict, empty when every endpoint was
+     * retired, out of service otherwise.
      */
     public PoolShortage shortage() {
+        List<PooledEndpoint> members = membership.active();
+        if (members.isEmpty()) {
+            return new PoolShortage(PoolShortage.Kind.EMPTY, name, List.of());
+        }
         if (members.stream().anyMatch(m -> m.breaker().admits())) {
             return new PoolShortage(PoolShortage.Kind.FULL, name, List.of());
         }
@@ -98,7 +194,8 @@ public final class EndpointPool {
 
     /** Whether some endpoint would be chosen now. */
     public boolean available() {
-        probeRecovered();
+        List<PooledEndpoint> members = membership.active();
+        probeRecovered(members);
         return members.stream().anyMatch(m -> m.breaker().admits() && m.outstanding() < maxOutstanding);
     }
 
@@ -112,11 +209,13 @@ public final class EndpointPool {
                         List.of(), Optional.empty(), Map.of(), "probe failed: " + f.getMessage()));
     }
 
+    /** The endpoint of that name, active or retired: what a running leg or an owed discharge names. */
     public Optional<PooledEndpoint> member(String endpointName) {
-        return members.stream().filter(m -> m.endpoint().name().equals(endpointName)).findFirst();
+        Membership now = membership;
+        return find(now.active(), endpointName).or(() -> find(now.retired(), endpointName));
     }
 
-    private void probeRecovered() {
+    private void probeRecovered(List<PooledEndpoint> members) {
         for (PooledEndpoint m : members) {
             if (m.breaker().takeProbe()) {
                 Uni.createFrom().deferred(() -> prober.apply(m.endpoint()))

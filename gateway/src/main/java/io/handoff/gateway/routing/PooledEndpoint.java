@@ -8,21 +8,35 @@ import io.handoff.openengine.v1.ErrorCode;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** One endpoint of a pool: its outstanding requests and its breaker. */
+/**
+ * One endpoint of a pool: its outstanding requests, its breaker and where it came from. The object outlives its
+ * retirement from the pool: legs that hold it still count and release on it.
+ */
 public final class PooledEndpoint {
 
     private final Endpoint endpoint;
     private final EndpointBreaker breaker;
     private final AtomicInteger outstanding = new AtomicInteger();
     private volatile Optional<Integer> contextLength = Optional.empty();
+    private volatile EndpointSource source;
 
-    PooledEndpoint(Endpoint endpoint, EndpointBreaker breaker) {
+    PooledEndpoint(Endpoint endpoint, EndpointBreaker breaker, EndpointSource source) {
         this.endpoint = endpoint;
         this.breaker = breaker;
+        this.source = source;
     }
 
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    /** Who put the endpoint in its pool (last): configuration, an admin call or discovery. */
+    public EndpointSource source() {
+        return source;
+    }
+
+    void source(EndpointSource value) {
+        source = value;
     }
 
     public EndpointBreaker breaker() {

@@ -13,11 +13,14 @@ import io.handoff.openengine.v1.EngineRole;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -27,6 +30,9 @@ import java.util.stream.Stream;
  * message names the route, the setting and the reason; the gateway does not start with it. Nothing is weakened.
  */
 public final class RouteFactory {
+
+    /** The names configuration gives endpoints ({@code name=uri}); an added endpoint's name is held to the same. */
+    private static final Pattern ENDPOINT_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
 
     private final Map<String, ConnectorService> families;
     private final SessionPolicy deployment;
@@ -97,6 +103,43 @@ public final class RouteFactory {
                 s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
                         .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)));
         return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger());
+    }
+
+    /**
+     * Checks an endpoint that is to join a serving route's pool as negotiation checks the configured ones: a name
+     * as configuration allows, an absolute URI, and the connector accepting the route with the
+     * endpoint among its pool's current ones ({@link ConnectorService#initialise}, which does no I/O). A refusal is
+     * an {@link IllegalArgumentException} naming the reason; nothing changes.
+     */
+    public void checkJoining(Route route, EngineRole role, Endpoint candidate) {
+        RouteSettings s = route.settings();
+        String pool = role == EngineRole.ENGINE_ROLE_PREFILL ? "prefill" : "decode";
+        // the refusals below name the endpoint, never its address: the caller sent it, the answer need not echo it
+        if (!ENDPOINT_NAME.matcher(candidate.name()).matches()) {
+            throw refuse(s, pool, "endpoint name '" + candidate.name() + "' must be letters, digits, '.', '_' or '-'");
+        }
+        URI uri = candidate.uri();
+        if (!uri.isAbsolute() || uri.getHost() == null || uri.getPort() == 0) {
+            throw refuse(s, pool, "endpoint " + candidate.name() + " needs an absolute URL with a scheme and a host");
+        }
+        boolean toPrefill = role == EngineRole.ENGINE_ROLE_PREFILL;
+        List<Endpoint> prefill = current(route.prefill(), toPrefill ? List.of() : s.prefill());
+        List<Endpoint> decode = current(route.decode(), toPrefill ? s.decode() : List.of());
+        (role == EngineRole.ENGINE_ROLE_PREFILL ? prefill : decode).add(candidate);
+        service(s).initialise(new ConnectorConfig(s.name(), s.engineModel(), prefill, decode, s.options()));
+    }
+
+    /**
+     * The pool's active endpoints, or {@code whenEmpty} while it has none: the other pool of the route may have been
+     * retired whole, and the connector still checks a route that has both.
+     */
+    private static List<Endpoint> current(EndpointPool pool, List<Endpoint> whenEmpty) {
+        List<Endpoint> out = new ArrayList<>();
+        pool.members().forEach(m -> out.add(m.endpoint()));
+        if (out.isEmpty()) {
+            out.addAll(whenEmpty);
+        }
+        return out;
     }
 
     /**

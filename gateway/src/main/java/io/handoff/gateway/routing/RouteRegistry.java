@@ -33,10 +33,11 @@ public class RouteRegistry {
 
     private final Map<String, Route> byName = new LinkedHashMap<>();
     private final Map<String, Route> byModel = new HashMap<>();
+    private final RouteFactory factory;
 
     public RouteRegistry(RoutingConfig config, SessionPolicy policy, Vertx vertx, Clock clock,
             Instance<FallbackRoutes> fallback) {
-        RouteFactory factory = new RouteFactory(discoverFamilies(), policy);
+        factory = new RouteFactory(discoverFamilies(), policy);
         List<RouteSettings> settings = new ArrayList<>();
         config.routes().forEach((name, route) -> settings.add(RouteSettings.from(name, route)));
         if (settings.isEmpty() && config.demo().enabled() && fallback.isResolvable()) {
@@ -91,6 +92,11 @@ public class RouteRegistry {
 
     public Optional<Route> named(String name) {
         return Optional.ofNullable(byName.get(name));
+    }
+
+    /** The negotiation the routes passed at start, for endpoints that join them later. */
+    RouteFactory factory() {
+        return factory;
     }
 
     public Collection<Route> all() {

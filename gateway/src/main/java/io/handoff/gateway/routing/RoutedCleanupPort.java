@@ -11,8 +11,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Discharges an obligation through the connector of the route that recorded it (obligations name their route as
- * their connector), on the endpoint that holds the KV. An obligation whose route or endpoint is no longer configured
- * is retried and, after the reaper's attempts, abandoned to the engine's own timer.
+ * their connector), on the endpoint that holds the KV, whether it is still active in its pool or was retired from it
+ * (a retired endpoint takes no new legs but is still owed its discharges). An obligation whose route or endpoint this
+ * replica does not know is retried and, after the reaper's attempts, abandoned to the engine's own timer.
  */
 @ApplicationScoped
 public class RoutedCleanupPort implements CleanupPort {

@@ -1,6 +1,7 @@
 package io.handoff.gateway.session;
 
 import io.handoff.gateway.runtime.ReplicaIdentity;
+import io.handoff.gateway.session.store.RateLimitStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,8 +28,15 @@ public class SessionBeans {
 
     @Produces
     @Singleton
+    TenantRateLimits tenantRateLimits(RateLimitConfig config, RateLimitStore store, Clock clock,
+            MeterRegistry registry) {
+        return new TenantRateLimits(config, store, clock, registry);
+    }
+
+    @Produces
+    @Singleton
     SessionService sessionService(SessionStore store, SessionPolicy policy, Clock clock, SessionMetrics metrics,
-            CleanupHandoff cleanup, ReplicaIdentity replica) {
-        return new SessionService(store, policy, clock, metrics, cleanup, replica.id(), cleanup.claimTtl());
+            CleanupHandoff cleanup, ReplicaIdentity replica, TenantRateLimits limits) {
+        return new SessionService(store, policy, clock, metrics, cleanup, replica.id(), cleanup.claimTtl(), limits);
     }
 }

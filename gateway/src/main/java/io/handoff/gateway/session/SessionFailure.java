@@ -23,6 +23,8 @@ public enum SessionFailure {
     STALE_EPOCH,
     /** The tenant already has as many live sessions as it may have. */
     QUOTA_EXCEEDED,
+    /** The tenant is at one of its rate limits (requests or tokens per second); the refusal says until when. */
+    RATE_LIMITED,
     /** The session store cannot be reached; nothing is known to have changed. */
     STORE_UNAVAILABLE,
     /** The deployment is draining: it allocates no new session; live ones go on. */

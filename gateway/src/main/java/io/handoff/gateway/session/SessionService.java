@@ -35,9 +35,16 @@ public class SessionService {
     private final CleanupHandoff cleanup;
     private final String replicaId;
     private final Duration claimTtl;
+    private final TenantRateLimits limits;
 
     public SessionService(SessionStore store, SessionPolicy policy, Clock clock, SessionMetrics metrics,
             CleanupHandoff cleanup, String replicaId, Duration claimTtl) {
+        this(store, policy, clock, metrics, cleanup, replicaId, claimTtl, TenantRateLimits.NONE);
+    }
+
+    public SessionService(SessionStore store, SessionPolicy policy, Clock clock, SessionMetrics metrics,
+            CleanupHandoff cleanup, String replicaId, Duration claimTtl, TenantRateLimits limits) {
+        this.limits = limits;
         this.store = store;
         this.policy = policy;
         this.clock = clock;
@@ -51,8 +58,16 @@ public class SessionService {
         return policy;
     }
 
+    /**
+     * A client's allocation (AllocateKvSession). Validated first, then charged one request against the tenant's
+     * rate limits (a refused one allocates nothing); its tokens are not known here and are not charged.
+     */
     public Uni<Allocation> allocate(String tenant, AllocateCommand c) {
-        return Uni.createFrom().deferred(() -> allocateInStore(validated(tenant, c, this::clientKey, false, "")));
+        return Uni.createFrom().deferred(() -> {
+            NewSession session = validated(tenant, c, this::clientKey, false, "");
+            return limits.charge(tenant, 0).flatMap(charge -> allocateInStore(session)
+                    .onFailure().invoke(() -> limits.giveBack(charge)));
+        });
     }
 
     /**

@@ -20,14 +20,19 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.handoff.gateway.control.StopConfig;
+import io.handoff.gateway.orchestration.OrchestrationConfig;
+import io.smallrye.config.WithDefault;
 
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -67,6 +72,7 @@ final class ManifestChecks {
         problems.addAll(ports());
         problems.addAll(probes());
         problems.addAll(resources());
+        problems.addAll(stopFits());
         problems.addAll(unprivileged());
         problems.addAll(references());
         problems.addAll(readableVolumes());
@@ -180,6 +186,41 @@ final class ManifestChecks {
             }
         }
         return problems;
+    }
+
+    /** Kubernetes' own default between SIGTERM and SIGKILL, when a pod names none. */
+    static final long KUBERNETES_DEFAULT_GRACE_SECONDS = 30;
+
+    /**
+     * A replica stopped by Kubernetes lets its running requests finish for {@code handoff.stop.grace-period}, then
+     * aborts what is left for up to {@code handoff.orchestration.abort-timeout} (the gateway's defaults, or the
+     * Deployment's environment): the pod's {@code terminationGracePeriodSeconds} must leave room for both, or
+     * Kubernetes kills it mid-stop.
+     */
+    List<String> stopFits() {
+        Deployment deployment = gateway();
+        Long grace = deployment.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
+        long podSeconds = grace == null ? KUBERNETES_DEFAULT_GRACE_SECONDS : grace;
+        Duration stop = setting(gatewayContainer(), "HANDOFF_STOP_GRACE_PERIOD", StopConfig.class, "gracePeriod")
+                .plus(setting(gatewayContainer(), "HANDOFF_ORCHESTRATION_ABORT_TIMEOUT", OrchestrationConfig.class,
+                        "abortTimeout"));
+        return stop.toSeconds() < podSeconds ? List.of()
+                : List.of(name(deployment) + " gives a stopping pod " + podSeconds + " s (terminationGracePeriodSeconds)"
+                        + " but a replica stops in up to " + stop.toSeconds() + " s (handoff.stop.grace-period plus"
+                        + " handoff.orchestration.abort-timeout)");
+    }
+
+    /** A duration the container's environment sets, else the configuration mapping's default. */
+    private static Duration setting(Container container, String variable, Class<?> mapping, String method) {
+        String value = env(container, variable).map(EnvVar::getValue).orElseGet(() -> {
+            try {
+                return mapping.getMethod(method).getAnnotation(WithDefault.class).value();
+            } catch (NoSuchMethodException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        return value.chars().allMatch(Character::isDigit) ? Duration.ofSeconds(Long.parseLong(value))
+                : Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
     }
 
     /** No container of any Deployment may run as root. */

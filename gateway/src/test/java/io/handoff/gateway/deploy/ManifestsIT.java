@@ -194,6 +194,8 @@ class ManifestsIT {
                 "1 replica");
         assertCaught(ManifestChecks::resources, c -> gatewayContainer(c).getResources().getLimits().remove("memory"),
                 "no memory limit");
+        assertCaught(ManifestChecks::stopFits, c -> c.deployment(GATEWAY).orElseThrow().getSpec().getTemplate()
+                .getSpec().setTerminationGracePeriodSeconds(10L), "gives a stopping pod 10 s");
         assertCaught(ManifestChecks::configuration, c -> gatewayContainer(c).getEnv()
                 .removeIf(e -> e.getName().equals("HANDOFF_STORE_KIND")), "HANDOFF_STORE_KIND is not redis");
         assertCaught(ManifestChecks::redis, c -> c.services().removeIf(s -> s.getMetadata().getName()

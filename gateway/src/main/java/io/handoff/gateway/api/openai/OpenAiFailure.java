@@ -42,6 +42,9 @@ final class OpenAiFailure extends RuntimeException {
     }
 
     static OpenAiFailure of(GenerateRefusal refusal) {
+        if (refusal.retryAfter().isPresent()) {
+            return new OpenAiFailure(429, "rate_limit_error", refusal.code().name(), null, refusal.getMessage());
+        }
         int status = refusal.unavailable() ? 503 : statusOf(refusal.code());
         String type = status == 404 ? "not_found_error" : status == 503 ? "service_unavailable_error"
                 : status >= 500 ? "internal_error" : "invalid_request_error";

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.handoff.gateway.orchestration.GenerateOrchestrator;
+import io.handoff.gateway.api.rest.HttpStatuses;
 import io.handoff.gateway.orchestration.GenerateRefusal;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
@@ -12,6 +13,7 @@ import io.handoff.gateway.tenancy.Caller;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -272,6 +274,9 @@ public class OpenAiRoutes {
                 : failure instanceof GenerateRefusal r ? OpenAiFailure.of(r)
                 : new OpenAiFailure(500, "internal_error", "ERROR_CODE_INTERNAL", null,
                         "internal error: " + failure.getMessage());
+        if (failure instanceof GenerateRefusal r && r.retryAfter().isPresent() && !ctx.response().ended()) {
+            ctx.response().putHeader(HttpHeaders.RETRY_AFTER, HttpStatuses.retryAfterSeconds(r.retryAfter().get()));
+        }
         json(ctx, f.status(), f.body());
     }
 

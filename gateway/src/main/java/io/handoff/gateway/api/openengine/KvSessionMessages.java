@@ -73,7 +73,7 @@ public final class KvSessionMessages {
             case NOT_FOUND, NOT_LIVE -> ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND;
             case UNSUPPORTED -> ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE;
             case ILLEGAL_TRANSITION, STALE_EPOCH -> ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
-            case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> ErrorCode.ERROR_CODE_OVERLOADED;
+            case QUOTA_EXCEEDED, RATE_LIMITED, STORE_UNAVAILABLE -> ErrorCode.ERROR_CODE_OVERLOADED;
             case DRAINING -> ErrorCode.ERROR_CODE_DRAINING;
         };
     }

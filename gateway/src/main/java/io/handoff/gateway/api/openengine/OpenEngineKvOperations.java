@@ -37,12 +37,11 @@ public class OpenEngineKvOperations {
     public record Allocated(KvSession session, boolean created) {
     }
 
-    /** Refused while the deployment drains; renew, release and lookup go on, so live sessions can finish. */
+    /** Refused while the deployment drains or this replica stops; renew, release and lookup go on, so live sessions can finish. */
     public Uni<Allocated> allocate(String tenant, AllocateKvSessionRequest request) {
-        if (drain.draining()) {
+        if (drain.refusesNewWork()) {
             return Uni.createFrom().failure(new SessionException(
-                    SessionFailure.DRAINING, "this deployment is draining: it allocates no"
-                            + " new KV session; renew, release and lookup go on"));
+                    SessionFailure.DRAINING, drain.refusal("new KV session (renew, release and lookup go on)")));
         }
         return Uni.createFrom().deferred(() -> sessions.allocate(tenant, new AllocateCommand(
                 request.getRequestId(),

@@ -6,6 +6,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -27,7 +28,7 @@ public final class HttpStatuses {
             // Conflicts with the session's (or deployment's) current state. Not 412: that status belongs to
             // conditional request headers, and expected_epoch travels in the body.
             case IDEMPOTENCY_CONFLICT, UNSUPPORTED, NOT_LIVE, ILLEGAL_TRANSITION, STALE_EPOCH -> 409;
-            case QUOTA_EXCEEDED -> 429;
+            case QUOTA_EXCEEDED, RATE_LIMITED -> 429;
             case STORE_UNAVAILABLE, DRAINING -> 503;
         };
     }
@@ -36,6 +37,19 @@ public final class HttpStatuses {
     static Response refusal(SessionFailure failure, String message, String param) {
         return error(of(failure), OpenAiError.of(message, failure.name().toLowerCase(Locale.ROOT),
                 KvSessionMessages.toProto(failure).name(), param)).build();
+    }
+
+    /** A refusal with a wait the client should honour: {@code Retry-After} in whole seconds, rounded up. */
+    static Response refusal(SessionFailure failure, String message, Duration retryAfter) {
+        return error(of(failure), OpenAiError.of(message, failure.name().toLowerCase(Locale.ROOT),
+                KvSessionMessages.toProto(failure).name(), null))
+                .header(HttpHeaders.RETRY_AFTER, retryAfterSeconds(retryAfter)).build();
+    }
+
+    /** {@code Retry-After} in whole seconds, rounded up (never 0: the limit has not let the request in yet). */
+    public static String retryAfterSeconds(Duration wait) {
+        long seconds = wait.getSeconds() + (wait.getNano() > 0 ? 1 : 0);
+        return Long.toString(Math.max(1, seconds));
     }
 
     static Response unauthenticated(String message) {

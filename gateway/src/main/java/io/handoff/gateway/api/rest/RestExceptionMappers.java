@@ -26,7 +26,9 @@ public class RestExceptionMappers {
 
     @ServerExceptionMapper
     public Response refused(SessionException refusal) {
-        return HttpStatuses.refusal(refusal.failure(), refusal.getMessage(), null);
+        return refusal.retryAfter()
+                .map(wait -> HttpStatuses.refusal(refusal.failure(), refusal.getMessage(), wait))
+                .orElseGet(() -> HttpStatuses.refusal(refusal.failure(), refusal.getMessage(), (String) null));
     }
 
     /** Ahead of Quarkus' own mapper for this exception, whose body is not the OpenAI shape. */

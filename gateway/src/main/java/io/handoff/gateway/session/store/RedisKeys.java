@@ -7,7 +7,7 @@ import io.handoff.gateway.session.SessionIds;
  * <ul>
  * <li>{@code {s<bucket>}}: a session's record, plus its bucket's due index and state counts. The bucket is the
  * first two hex digits of the session id, so one script can change a session and its index entry together.</li>
- * <li>{@code {t<tenant>}}: a tenant's idempotency keys and its live-session index.</li>
+ * <li>{@code {t<tenant>}}: a tenant's idempotency keys, its live-session index and its rate limits.</li>
  * </ul>
  */
 final class RedisKeys {
@@ -63,6 +63,11 @@ final class RedisKeys {
 
     String idempotency(String tenant, String key) {
         return prefix + ":{t" + tenant + "}:idem:" + key;
+    }
+
+    /** One rate limit of a tenant (its GCRA state), in the tenant's slot with the tenant's other keys. */
+    String rateLimit(String tenant, String limit) {
+        return prefix + ":{t" + tenant + "}:rate:" + limit;
     }
 
     String tenantLive(String tenant) {

@@ -8,7 +8,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
-/** The one place that chooses the session store, from {@code handoff.store.kind}. */
+/** The one place that chooses the session store (and the rate-limit store with it), from {@code handoff.store.kind}. */
 @ApplicationScoped
 public class SessionStoreProducer {
 
@@ -28,6 +28,16 @@ public class SessionStoreProducer {
                 yield new RedisSessionStore(redis.get(), config.redis().keyPrefix(), settings,
                         config.redis().timeout());
             }
+        };
+    }
+
+    /** The tenants' rate limits live where the sessions do: shared by every replica exactly when sessions are. */
+    @Produces
+    @Singleton
+    RateLimitStore rateLimitStore(StoreConfig config, Instance<Redis> redis) {
+        return switch (config.kind()) {
+            case MEMORY -> new InMemoryRateLimitStore();
+            case REDIS -> new RedisRateLimitStore(redis.get(), config.redis().keyPrefix(), config.redis().timeout());
         };
     }
 }
