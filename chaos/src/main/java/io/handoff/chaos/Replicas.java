@@ -121,22 +121,11 @@ final class Replicas {
      * @return the killed replica's id, or empty when none could be killed now
      */
     Optional<String> killOne() {
-        Slot victim;
-        int index;
-        synchronized (this) {
-            if (countUp() < 2) {
-                return Optional.empty();
-            }
-            List<Integer> up = new ArrayList<>();
-            for (int i = 0; i < slots.size(); i++) {
-                if (slots.get(i).state == SlotState.UP) {
-                    up.add(i);
-                }
-            }
-            index = up.get(ThreadLocalRandom.current().nextInt(up.size()));
-            victim = slots.get(index);
-            victim.state = SlotState.RESTARTING;
+        int index = takeVictim();
+        if (index < 0) {
+            return Optional.empty();
         }
+        Slot victim = slots.get(index);
         String id = victim.replica.id();
         victim.replica.process().kill9();
         victim.channel.shutdownNow();
@@ -149,6 +138,25 @@ final class Replicas {
             }
         });
         return Optional.of(id);
+    }
+
+    /**
+     * A random UP slot, marked RESTARTING, or -1 while fewer than two are UP (one replica always takes the load
+     * while another starts).
+     */
+    private synchronized int takeVictim() {
+        if (countUp() < 2) {
+            return -1;
+        }
+        List<Integer> up = new ArrayList<>();
+        for (int i = 0; i < slots.size(); i++) {
+            if (slots.get(i).state == SlotState.UP) {
+                up.add(i);
+            }
+        }
+        int index = up.get(ThreadLocalRandom.current().nextInt(up.size()));
+        slots.get(index).state = SlotState.RESTARTING;
+        return index;
     }
 
     /** A replica stopped with SIGTERM: when (history time), and how long its process took to exit. */
@@ -167,22 +175,11 @@ final class Replicas {
      * @return the terminated replica's id, or empty when none could be stopped now
      */
     Optional<String> terminateOne(long exitWithinMs, Consumer<Target> beforeSignal) {
-        Slot victim;
-        int index;
-        synchronized (this) {
-            if (countUp() < 2) {
-                return Optional.empty();
-            }
-            List<Integer> up = new ArrayList<>();
-            for (int i = 0; i < slots.size(); i++) {
-                if (slots.get(i).state == SlotState.UP) {
-                    up.add(i);
-                }
-            }
-            index = up.get(ThreadLocalRandom.current().nextInt(up.size()));
-            victim = slots.get(index);
-            victim.state = SlotState.RESTARTING;
+        int index = takeVictim();
+        if (index < 0) {
+            return Optional.empty();
         }
+        Slot victim = slots.get(index);
         GatewayReplica replica = victim.replica;
         ManagedChannel channel = victim.channel;
         beforeSignal.accept(new Target(replica.id(), replica.baseUrl(), channel));
