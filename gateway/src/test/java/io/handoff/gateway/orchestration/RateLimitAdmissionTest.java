@@ -16,7 +16,6 @@ import org.awaitility.Awaitility;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -110,9 +109,6 @@ class RateLimitAdmissionTest extends FleetTestSupport {
     }
 
     @Test
-    @Disabled("open: the probe is admitted where the arithmetic says it must be refused whether or not the first "
-            + "request's correction is stored yet (TenantRateLimitsTest covers charge and correction on the store); "
-            + "to investigate before the tokens limit is relied on end to end")
     void theTokensChargedAreCorrectedByTheUsageReportedAndTheTokensLimitRefuses() {
         GenerateRequest first = request(FleetRoutes.VLLM_CONTEXT_FIRST, requestId("tokens"), 600);
         Usage usage = run(first).stream().filter(GenerateResponse::hasUsage).reduce((a, b) -> b).orElseThrow()

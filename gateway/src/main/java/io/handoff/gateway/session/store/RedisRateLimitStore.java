@@ -19,6 +19,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     private static final RedisScript RATE_LIMIT = RedisScript.load("rate_limit");
 
+    /**
+     * How long a limit's key outlives its TAT in Redis. Redis expires by its own clock, the TAT is the replicas'
+     * clocks: the grace absorbs the skew between them (and a test clock that stands still while real time runs),
+     * so a limit is never forgotten before the callers' time reaches its end. A key kept longer changes nothing.
+     */
+    static final Duration KEY_GRACE = Duration.ofMinutes(1);
+
     private final Redis redis;
     private final RedisKeys keys;
     private final Duration timeout;
@@ -48,7 +55,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     private Uni<Response> run(String tenant, List<RateCharge> charges, Instant now, String mode) {
         List<String> scriptKeys = new ArrayList<>();
-        List<String> args = new ArrayList<>(List.of(Long.toString(Gcra.micros(now)), mode));
+        List<String> args = new ArrayList<>(List.of(Long.toString(Gcra.micros(now)), mode,
+                Long.toString(KEY_GRACE.toMillis())));
         for (RateCharge c : charges) {
             scriptKeys.add(keys.rateLimit(tenant, c.limit().name()));
             args.add(Double.toString(c.limit().intervalMicros()));
