@@ -32,17 +32,18 @@ class ArchitectureTest {
     private static final String GATEWAY = "io.handoff.gateway";
 
     /** Each room of the gateway and the rooms it may use (besides itself, the SPI, the wire and libraries). */
-    static final Map<String, List<String>> ARROWS = Map.of(
-            "api", List.of("control", "orchestration", "routing", "session", "tenancy", "runtime"),
-            "control", List.of("orchestration", "routing", "session", "tenancy", "runtime"),
-            "orchestration", List.of("routing", "session", "telemetry", "runtime"),
-            "demo", List.of("routing", "orchestration"),
-            "reaper", List.of("session", "telemetry", "runtime"),
-            "routing", List.of("reaper", "session", "runtime"),
-            "session", List.of("runtime"),
-            "telemetry", List.of("session"),
-            "tenancy", List.of(),
-            "runtime", List.of());
+    static final Map<String, List<String>> ARROWS = Map.ofEntries(
+            Map.entry("api", List.of("control", "orchestration", "routing", "session", "tenancy", "runtime")),
+            Map.entry("control", List.of("orchestration", "routing", "session", "tenancy", "runtime")),
+            Map.entry("orchestration", List.of("routing", "session", "telemetry", "runtime")),
+            Map.entry("demo", List.of("routing", "orchestration")),
+            Map.entry("fleet", List.of("routing")),
+            Map.entry("reaper", List.of("session", "telemetry", "runtime")),
+            Map.entry("routing", List.of("reaper", "session", "runtime")),
+            Map.entry("session", List.of("runtime")),
+            Map.entry("telemetry", List.of("session")),
+            Map.entry("tenancy", List.of()),
+            Map.entry("runtime", List.of()));
 
     private JavaClasses main;
 

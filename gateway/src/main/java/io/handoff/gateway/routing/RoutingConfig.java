@@ -47,6 +47,12 @@ public interface RoutingConfig {
         /** Consumer endpoints: {@code uri} or {@code name=uri}. */
         List<String> decode();
 
+        /** Producer endpoints found while the gateway runs, besides {@link #prefill()}. */
+        PoolDiscovery prefillDiscovery();
+
+        /** Consumer endpoints found while the gateway runs, besides {@link #decode()}. */
+        PoolDiscovery decodeDiscovery();
+
         /** The style a request gets when it names none. */
         @WithDefault(RouteSettings.DEFAULT_STYLE)
         String defaultStyle();
@@ -92,6 +98,32 @@ public interface RoutingConfig {
 
         /** Family-specific connector options, documented in mappings/&lt;family&gt;.md. */
         Map<String, String> options();
+    }
+
+    /** Where a pool's endpoints are found while the gateway runs; nowhere when nothing is set. */
+    interface PoolDiscovery {
+
+        /** The ready endpoints of EndpointSlices in a namespace, chosen by label (the fleet room watches them). */
+        Optional<KubernetesSlices> kubernetes();
+    }
+
+    interface KubernetesSlices {
+
+        /** The namespace of the slices; the gateway's own (as its client finds it) when unset. */
+        Optional<String> namespace();
+
+        /** Which slices, e.g. {@code kubernetes.io/service-name=vllm-decode}. */
+        String labelSelector();
+
+        /** The slice port, by name; the slice's only port when neither this nor {@link #port()} is set. */
+        Optional<String> portName();
+
+        /** The slice port, by number; wins over {@link #portName()}. */
+        OptionalInt port();
+
+        /** The scheme of the endpoints' URLs. */
+        @WithDefault("http")
+        String scheme();
     }
 
     interface Bypass {

@@ -1,6 +1,7 @@
 package io.handoff.gateway.runtime;
 
 import io.handoff.gateway.testing.DocumentedKeys;
+import io.handoff.gateway.testing.KubernetesApiResource;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.vllm.VllmConfig;
 import io.handoff.simulator.vllm.VllmEngine;
@@ -12,12 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The gateway started with every key of README's configuration table set, and one route with every key of
  * docs/api.md's routes table set: a key's documented default where the table gives one literal value, otherwise
  * the valid value in {@link #SAMPLES}. A documented key that no code reads stops Quarkus at start (every
- * {@code handoff.} key is validated), so the tables and the code cannot drift apart unnoticed.
+ * {@code handoff.} key is validated), so the tables and the code cannot drift apart unnoticed. The routes' discovery
+ * keys point at a mock Kubernetes API server ({@link KubernetesApiResource}).
  */
 public class DocumentedConfigurationProfile implements QuarkusTestProfile {
 
@@ -51,11 +54,25 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "lease-max", "90s"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-failures", "4"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-open-for", "15s"),
-            Map.entry(DocumentedKeys.ROUTE_PREFIX + "max-in-flight", "77"));
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "max-in-flight", "77"),
+            // discovery on, against the mock API server of KubernetesApiResource, whose namespace has no slices
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.label-selector", "app=documented-p"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.label-selector", "app=documented-d"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.namespace", "documented"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.namespace", "documented"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.port-name", "http"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.port-name", "http"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.port", "8000"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.port", "8000"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.scheme", "http"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.scheme", "http"));
+
+    /** Documented keys whose value another test resource gives: the mock API server's URL is known once it runs. */
+    static final Set<String> GIVEN_ELSEWHERE = Set.of("handoff.kubernetes.api-server-url");
 
     @Override
     public List<TestResourceEntry> testResources() {
-        return List.of(new TestResourceEntry(Engines.class));
+        return List.of(new TestResourceEntry(Engines.class), new TestResourceEntry(KubernetesApiResource.class));
     }
 
     /** A value for every documented key, or a failure naming the key that has none. */
@@ -64,6 +81,9 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
         for (DocumentedKeys.Key key : DocumentedKeys.readme()) {
             if (key.name().equals(DocumentedKeys.ROUTE_PREFIX + "*")) {
                 continue; // the routes table's keys, below
+            }
+            if (GIVEN_ELSEWHERE.contains(key.name())) {
+                continue;
             }
             config.put(key.name().replace("<tenant>", "documented"), value(key));
         }

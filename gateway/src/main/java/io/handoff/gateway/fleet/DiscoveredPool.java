@@ -1,0 +1,84 @@
+package io.handoff.gateway.fleet;
+
+import io.handoff.gateway.routing.EndpointSource;
+import io.handoff.gateway.routing.MembershipRefusal;
+import io.handoff.gateway.routing.PoolMembership;
+import io.handoff.gateway.routing.RoutingConfig.KubernetesSlices;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.jboss.logging.Logger;
+
+import java.net.URI;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One route's pool fed by Kubernetes: brings the pool's discovered members to what the slices offer now. Endpoints
+ * join and retire through {@link PoolMembership}, so a joining one passes negotiation's check and a retired one
+ * finishes its legs and stays resolvable for cleanup. Only members this pool added are retired here: static and
+ * admin endpoints are never touched.
+ *
+ * <p>An endpoint the pool refuses (its connector does not accept it, or its name is taken) is logged and counted once,
+ * then left out until Kubernetes stops offering it; offered again later, it is tried again.
+ */
+final class DiscoveredPool {
+
+    private static final Logger LOG = Logger.getLogger(DiscoveredPool.class);
+
+    private final String route;
+    private final String pool;
+    private final KubernetesSlices slices;
+    private final PoolMembership membership;
+    private final Counter refusals;
+    private final Set<String> joined = new HashSet<>();
+    private final Map<String, URI> refused = new HashMap<>();
+
+    DiscoveredPool(String route, String pool, KubernetesSlices slices, PoolMembership membership,
+            MeterRegistry metrics) {
+        this.route = route;
+        this.pool = pool;
+        this.slices = slices;
+        this.membership = membership;
+        // registered at once, so that a dashboard sees 0 before the first refusal
+        this.refusals = metrics.counter("handoff.pool.endpoints.refused", "route", route, "pool", pool, "source",
+                EndpointSource.KUBERNETES.label());
+    }
+
+    KubernetesSlices slices() {
+        return slices;
+    }
+
+    /** Retires what is no longer offered, then adds what is new. Serialised: informers call it on their threads. */
+    synchronized void offer(Map<String, URI> offered) {
+        for (String name : Set.copyOf(joined)) {
+            if (!offered.containsKey(name)) {
+                joined.remove(name);
+                try {
+                    membership.retire(route, pool, name);
+                } catch (MembershipRefusal e) {
+                    // retired already, by the admin API: nothing left to do
+                    LOG.debugf("route %s: %s endpoint %s left Kubernetes, already retired", route, pool, name);
+                }
+            }
+        }
+        refused.keySet().retainAll(offered.keySet());
+        for (Map.Entry<String, URI> e : offered.entrySet()) {
+            String name = e.getKey();
+            if (joined.contains(name) || e.getValue().equals(refused.get(name))) {
+                continue;
+            }
+            try {
+                membership.add(route, pool, name, e.getValue().toString(), EndpointSource.KUBERNETES);
+                joined.add(name);
+                refused.remove(name);
+            } catch (MembershipRefusal refusal) {
+                refused.put(name, e.getValue());
+                LOG.warnf("route %s: %s endpoint %s from Kubernetes was refused (%s): %s", route, pool, name,
+                        refusal.kind(), refusal.getMessage());
+                refusals.increment();
+            }
+        }
+    }
+}

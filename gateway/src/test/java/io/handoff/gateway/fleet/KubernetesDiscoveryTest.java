@@ -1,0 +1,252 @@
+package io.handoff.gateway.fleet;
+
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceList;
+import io.grpc.Status;
+import io.handoff.gateway.testing.ControlPlaneProfile;
+import io.handoff.gateway.testing.GenerateCall;
+import io.handoff.gateway.testing.GrpcTestClient;
+import io.handoff.gateway.testing.KubernetesApiResource;
+import io.handoff.gateway.testing.SimFleetTestResource;
+import io.handoff.simulator.EngineConfig;
+import io.handoff.simulator.Engines;
+import io.handoff.simulator.Family;
+import io.handoff.simulator.Role;
+import io.handoff.simulator.SimEngine;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import io.restassured.path.json.JsonPath;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.net.URI;
+import java.net.URL;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Decode endpoints of route {@code vllm} found through EndpointSlices on fabric8's mock API server (CRUD mode), each
+ * pointing at a simulated vLLM decode engine: under load, one is added, one made unready and one removed. New legs
+ * reach only ready endpoints, legs running on one that leaves finish, no simulator keeps KV pinned afterwards, and
+ * the admin API lists the discovered ones with source {@code kubernetes}. Slices the selector does not choose are
+ * ignored; an endpoint the pool refuses is counted and left out.
+ */
+@QuarkusTest
+@TestProfile(KubernetesDiscoveryProfile.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KubernetesDiscoveryTest {
+
+    private static final Duration EVENT = Duration.ofSeconds(20);
+
+    @TestHTTPResource("/")
+    URL base;
+
+    private GrpcTestClient client;
+    private Vertx vertx;
+    private SimEngine engineA;
+    private SimEngine engineB;
+
+    @BeforeAll
+    void startTwoDecodeEngines() {
+        vertx = Vertx.vertx();
+        engineA = decodeEngine();
+        engineB = decodeEngine();
+    }
+
+    private SimEngine decodeEngine() {
+        EngineConfig c = Engines.config(Family.VLLM);
+        Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
+        c.role = Role.DECODE;
+        c.clock = decode().clock();
+        return Engines.create(c).startBlocking(vertx);
+    }
+
+    @AfterAll
+    void stopThem() {
+        engineA.stopBlocking();
+        engineB.stopBlocking();
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+
+    @BeforeEach
+    void connect() {
+        client = GrpcTestClient.ofGateway();
+    }
+
+    @AfterEach
+    void disconnect() throws InterruptedException {
+        client.close();
+    }
+
+    @Test
+    void endpointsThatComeAndGoUnderLoadTakeLegsOnlyWhileReadyAndLeakNoKv() {
+        String a = name("sim-a", engineA);
+        String b = name("sim-b", engineB);
+        slices().resource(slice("sim-a", "sim-a", engineA, KubernetesDiscoveryProfile.SELECTOR_VALUE, true))
+                .create();
+        awaitState(a, "active");
+        JsonPath joined = endpoints();
+        assertEquals("kubernetes", decodeField(joined, a, "source"));
+        assertEquals("http://127.0.0.1:" + port(engineA), decodeField(joined, a, "url"));
+        assertEquals("static", decodeField(joined, "d-0", "source"));
+
+        // load on d-0 and a: 8 streams of 40 tokens at 20 ms a token
+        List<GenerateCall> running = start(8, 40);
+        running.forEach(GenerateCall::awaitFirstToken);
+        assertTrue(engineA.stat("requests_total") > 0, "the discovered endpoint took legs");
+
+        // while they run, b joins and a turns unready
+        slices().resource(slice("sim-b", "sim-b", engineB, KubernetesDiscoveryProfile.SELECTOR_VALUE, true))
+                .create();
+        slices().withName("sim-a").edit(s -> withReady(s, false));
+        awaitState(b, "active");
+        awaitState(a, "retired");
+        long aSeen = engineA.stat("requests_total");
+        List<GenerateCall> whileBServes = start(6, 40);
+        whileBServes.forEach(GenerateCall::awaitFirstToken);
+        assertTrue(engineB.stat("requests_total") > 0, "the endpoint that joined under load took legs");
+
+        // b is removed while its legs run
+        slices().withName("sim-b").delete();
+        awaitState(b, "retired");
+        long bSeen = engineB.stat("requests_total");
+        List<GenerateCall> afterB = start(4, 4);
+
+        for (List<GenerateCall> calls : List.of(running, whileBServes)) {
+            for (GenerateCall call : calls) {
+                assertEquals(Status.Code.OK, call.awaitEnd().getCode(), "a running stream finishes");
+                assertEquals(40, call.events().stream().filter(e -> e.hasToken()).count());
+            }
+        }
+        afterB.forEach(call -> assertEquals(Status.Code.OK, call.awaitEnd().getCode()));
+        assertEquals(aSeen, engineA.stat("requests_total"), "no new leg reached the unready endpoint");
+        assertEquals(bSeen, engineB.stat("requests_total"), "no new leg reached the removed endpoint");
+
+        JsonPath listed = endpoints();
+        assertEquals(List.of("d-0", a, b), listed.getList("pools.decode.name"));
+        assertEquals(List.of("active", "retired", "retired"), listed.getList("pools.decode.state"));
+        assertEquals(List.of("static", "kubernetes", "kubernetes"), listed.getList("pools.decode.source"));
+        assertEquals(List.of(0, 0, 0), listed.getList("pools.decode.outstanding"), "their legs all ended");
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertEquals(0, prefill().stat("kv_blocks_pinned_now"));
+            assertEquals(0, decode().stat("kv_blocks_pinned_now"));
+            assertEquals(0, engineA.stat("kv_blocks_pinned_now"));
+            assertEquals(0, engineB.stat("kv_blocks_pinned_now"));
+        });
+
+        // a ready again comes back under its name, and takes legs again
+        slices().withName("sim-a").edit(s -> withReady(s, true));
+        awaitState(a, "active");
+        slices().withName("sim-a").delete();
+        awaitState(a, "retired");
+    }
+
+    @Test
+    void slicesTheSelectorDoesNotChooseAreIgnoredAndARefusedEndpointIsCountedAndLeftOut() {
+        double refusedBefore = refusals();
+        // another pool's slice, and one whose pod name cannot be an endpoint name
+        slices().resource(slice("other-pool", "sim-other", engineB, "sglang-decode", true)).create();
+        slices().resource(slice("bad-name", "sim bad", engineB, KubernetesDiscoveryProfile.SELECTOR_VALUE, true))
+                .create();
+        await().atMost(EVENT).until(() -> refusals() == refusedBefore + 1);
+        List<String> names = endpoints().getList("pools.decode.name");
+        assertFalse(names.stream().anyMatch(n -> n.startsWith("sim-other") || n.startsWith("sim bad")), names
+                .toString());
+        slices().withName("other-pool").delete();
+        slices().withName("bad-name").delete();
+    }
+
+    private static NonNamespaceOperation<EndpointSlice, EndpointSliceList, Resource<EndpointSlice>> slices() {
+        return KubernetesApiResource.client().discovery().v1().endpointSlices()
+                .inNamespace(KubernetesDiscoveryProfile.NAMESPACE);
+    }
+
+    private static EndpointSlice slice(String name, String pod, SimEngine engine, String pool, boolean ready) {
+        return new EndpointSliceBuilder()
+                .withNewMetadata().withName(name).withNamespace(KubernetesDiscoveryProfile.NAMESPACE)
+                .addToLabels(KubernetesDiscoveryProfile.SELECTOR_LABEL, pool).endMetadata()
+                .withAddressType("IPv4")
+                .addNewPort().withName("http").withProtocol("TCP").withPort(port(engine)).endPort()
+                .addNewEndpoint().withAddresses("127.0.0.1")
+                .withNewConditions().withReady(ready).withServing(ready).withTerminating(false).endConditions()
+                .withNewTargetRef().withKind("Pod").withName(pod).withNamespace(KubernetesDiscoveryProfile.NAMESPACE)
+                .endTargetRef().endEndpoint()
+                .build();
+    }
+
+    private static EndpointSlice withReady(EndpointSlice s, boolean ready) {
+        return new EndpointSliceBuilder(s).editFirstEndpoint().editConditions().withReady(ready).withServing(ready)
+                .endConditions().endEndpoint().build();
+    }
+
+    private static int port(SimEngine engine) {
+        return URI.create(engine.baseUrl()).getPort();
+    }
+
+    /** The name discovery gives the engine's endpoint: pod, address and port. */
+    private static String name(String pod, SimEngine engine) {
+        return pod + "_127.0.0.1_" + port(engine);
+    }
+
+    private List<GenerateCall> start(int n, int tokens) {
+        List<GenerateCall> calls = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            calls.add(GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", tokens));
+        }
+        return calls;
+    }
+
+    private void awaitState(String endpoint, String state) {
+        await().atMost(EVENT).until(() -> state.equals(decodeField(endpoints(), endpoint, "state")));
+    }
+
+    private static String decodeField(JsonPath listed, String endpoint, String field) {
+        return listed.param("n", endpoint).getString("pools.decode.find { it.name == n }." + field);
+    }
+
+    private JsonPath endpoints() {
+        return RestAssured.given().baseUri(base.toString())
+                .header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY)
+                .get("/admin/routes/vllm/endpoints").then().statusCode(200).extract().jsonPath();
+    }
+
+    private double refusals() {
+        String metrics = RestAssured.given().baseUri(base.toString()).get("/q/metrics").then().statusCode(200)
+                .extract().asString();
+        Matcher m = Pattern.compile("(?m)^handoff_pool_endpoints_refused_total\\{([^}]*)} (\\S+)$").matcher(metrics);
+        while (m.find()) {
+            if (m.group(1).contains("route=\"vllm\"") && m.group(1).contains("pool=\"decode\"")
+                    && m.group(1).contains("source=\"kubernetes\"")) {
+                return Double.parseDouble(m.group(2));
+            }
+        }
+        throw new AssertionError("no handoff_pool_endpoints_refused_total for vllm/decode");
+    }
+
+    private static SimEngine prefill() {
+        return SimFleetTestResource.engine(Family.VLLM, Role.PREFILL);
+    }
+
+    private static SimEngine decode() {
+        return SimFleetTestResource.engine(Family.VLLM, Role.DECODE);
+    }
+}
