@@ -122,7 +122,7 @@ public class KubernetesDiscovery {
         informers.add(informer);
         informer.start().whenComplete((ok, failure) -> {
             if (failure == null) {
-                LOG.infof("EndpointSlices %s: watched for %d pools", watch, pools.size());
+                LOG.infof("EndpointSlices %s: watched for %d pool(s)", watch, pools.size());
             } else {
                 LOG.errorf(failure, "EndpointSlices %s: the informer did not start", watch);
             }

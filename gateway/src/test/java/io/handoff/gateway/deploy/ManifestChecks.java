@@ -51,11 +51,9 @@ final class ManifestChecks {
     record Expected(String gateway, int httpPort, int grpcPort, String image, String workingDir, Predicate<String> served) {
     }
 
-    /** The only access discovery needs: read engine pods and EndpointSlices, as an informer does. */
+    /** The only access discovery needs: list and watch EndpointSlices, as its informer does (fleet/). */
     static final Set<String> DISCOVERY_ACCESS = Set.of(
-            "/pods get", "/pods list", "/pods watch",
-            "discovery.k8s.io/endpointslices get", "discovery.k8s.io/endpointslices list",
-            "discovery.k8s.io/endpointslices watch");
+            "discovery.k8s.io/endpointslices list", "discovery.k8s.io/endpointslices watch");
 
     private final Cluster cluster;
     private final Expected expected;
@@ -412,7 +410,7 @@ final class ManifestChecks {
     }
 
     /**
-     * The gateway's ServiceAccount may get, list and watch pods and EndpointSlices in its namespace, and nothing else:
+     * The gateway's ServiceAccount may list and watch EndpointSlices in its namespace, and nothing else:
      * no other verb, resource, resource name restriction, or cluster-wide grant.
      */
     List<String> discoveryAccess() {

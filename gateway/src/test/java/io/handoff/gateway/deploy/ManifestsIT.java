@@ -186,8 +186,9 @@ class ManifestsIT {
         assertCaught(ManifestChecks::references, c -> c.configMaps().removeIf(m -> m.getMetadata().getName()
                 .equals("handoff-routes")), "ConfigMap handoff-routes, which is not there");
         assertCaught(ManifestChecks::discoveryAccess, c -> discoveryRole(c).getRules().get(0).getVerbs().add("delete"),
-                "/pods delete");
-        assertCaught(ManifestChecks::discoveryAccess, c -> discoveryRole(c).getRules().remove(1), "not exactly");
+                "discovery.k8s.io/endpointslices delete");
+        assertCaught(ManifestChecks::discoveryAccess, c -> discoveryRole(c).getRules().get(0).getVerbs()
+                .remove("watch"), "not exactly");
         assertCaught(ManifestChecks::image, c -> gatewayContainer(c).setImage("registry.example/someone/else:1"),
                 "not " + IMAGE_NAME);
         assertCaught(ManifestChecks::replicas, c -> c.deployment(GATEWAY).orElseThrow().getSpec().setReplicas(1),
