@@ -44,9 +44,19 @@ public final class RouteFactory {
 
     /** Checks the route without creating a connector; returns what the connector declares for it. */
     public ConnectorCapabilities negotiate(RouteSettings s) {
+        return negotiate(s, Set.of());
+    }
+
+    /**
+     * Checks the route as {@link #negotiate(RouteSettings)} does, where the pools named in {@code discovered}
+     * ({@code prefill}, {@code decode}) take endpoints while the gateway runs and so may start with none: until one
+     * joins, such a pool refuses as one whose endpoints were all retired.
+     */
+    public ConnectorCapabilities negotiate(RouteSettings s, Set<String> discovered) {
         ConnectorService service = service(s);
-        if (s.prefill().isEmpty() || s.decode().isEmpty()) {
-            throw refuse(s, "prefill and decode", "both pools need at least one endpoint");
+        if (s.prefill().isEmpty() && !discovered.contains("prefill")
+                || s.decode().isEmpty() && !discovered.contains("decode")) {
+            throw refuse(s, "prefill and decode", "both pools need at least one endpoint, configured or discovered");
         }
         Map<String, URI> uris = new HashMap<>();
         for (Endpoint e : Stream.concat(s.prefill().stream(), s.decode().stream()).toList()) {
@@ -92,7 +102,12 @@ public final class RouteFactory {
 
     /** Negotiates and creates the route's connector and pools. */
     public Route create(RouteSettings s, ConnectorContext context, Clock clock) {
-        ConnectorCapabilities caps = negotiate(s);
+        return create(s, context, clock, Set.of());
+    }
+
+    /** Negotiates and creates the route's connector and pools; the {@code discovered} pools may start empty. */
+    public Route create(RouteSettings s, ConnectorContext context, Clock clock, Set<String> discovered) {
+        ConnectorCapabilities caps = negotiate(s, discovered);
         EngineConnector connector = service(s).create(config(s), context);
         Duration max = leaseMax(s, caps);
         Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));

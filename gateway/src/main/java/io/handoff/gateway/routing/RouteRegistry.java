@@ -14,11 +14,13 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /**
  * The routes this replica serves, built once at start. Connector families are found with {@link ServiceLoader}, so a
@@ -39,14 +41,18 @@ public class RouteRegistry {
             Instance<FallbackRoutes> fallback) {
         factory = new RouteFactory(discoverFamilies(), policy);
         List<RouteSettings> settings = new ArrayList<>();
-        config.routes().forEach((name, route) -> settings.add(RouteSettings.from(name, route)));
+        Map<String, Set<String>> discovered = new HashMap<>();
+        config.routes().forEach((name, route) -> {
+            settings.add(RouteSettings.from(name, route));
+            discovered.put(name, discoveredPools(route));
+        });
         if (settings.isEmpty() && config.demo().enabled() && fallback.isResolvable()) {
             settings.addAll(fallback.get().routes());
         }
         ConnectorContext context = ConnectorContext.of(vertx, clock);
         try {
             for (RouteSettings s : settings) {
-                Route route = factory.create(s, context, clock);
+                Route route = factory.create(s, context, clock, discovered.getOrDefault(s.name(), Set.of()));
                 add(route);
                 LOG.infof("route %s: model %s on %s, styles %s (default %s), bypass %s, lease %s (max %s)",
                         s.name(), s.modelNames(), s.family(), s.styles(), s.defaultStyle().configName(),
@@ -56,6 +62,18 @@ public class RouteRegistry {
             close();
             throw e;
         }
+    }
+
+    /** The pools of a route that take endpoints while the gateway runs, so that they may start with none. */
+    private static Set<String> discoveredPools(RoutingConfig.RouteConfig route) {
+        Set<String> pools = new HashSet<>();
+        if (route.prefillDiscovery().any()) {
+            pools.add("prefill");
+        }
+        if (route.decodeDiscovery().any()) {
+            pools.add("decode");
+        }
+        return pools;
     }
 
     /** Every {@link ConnectorService} on the class path, by family name. */

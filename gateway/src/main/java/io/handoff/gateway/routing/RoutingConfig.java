@@ -41,11 +41,11 @@ public interface RoutingConfig {
         /** The connector family: vllm, sglang, trtllm or openengine. */
         String family();
 
-        /** Producer endpoints: {@code uri} or {@code name=uri}. */
-        List<String> prefill();
+        /** Producer endpoints: {@code uri} or {@code name=uri}; may be unset when the pool is discovered. */
+        Optional<List<String>> prefill();
 
-        /** Consumer endpoints: {@code uri} or {@code name=uri}. */
-        List<String> decode();
+        /** Consumer endpoints: {@code uri} or {@code name=uri}; may be unset when the pool is discovered. */
+        Optional<List<String>> decode();
 
         /** Producer endpoints found while the gateway runs, besides {@link #prefill()}. */
         PoolDiscovery prefillDiscovery();
@@ -105,6 +105,11 @@ public interface RoutingConfig {
 
         /** The ready endpoints of EndpointSlices in a namespace, chosen by label (the fleet room watches them). */
         Optional<KubernetesSlices> kubernetes();
+
+        /** Whether the pool takes endpoints from anywhere besides its configuration. */
+        default boolean any() {
+            return kubernetes().isPresent();
+        }
     }
 
     interface KubernetesSlices {

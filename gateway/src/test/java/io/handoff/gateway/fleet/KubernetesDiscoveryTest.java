@@ -64,12 +64,14 @@ class KubernetesDiscoveryTest {
     private Vertx vertx;
     private SimEngine engineA;
     private SimEngine engineB;
+    private SimEngine engineC;
 
     @BeforeAll
     void startTwoDecodeEngines() {
         vertx = Vertx.vertx();
         engineA = decodeEngine();
         engineB = decodeEngine();
+        engineC = decodeEngine();
     }
 
     private SimEngine decodeEngine() {
@@ -84,6 +86,7 @@ class KubernetesDiscoveryTest {
     void stopThem() {
         engineA.stopBlocking();
         engineB.stopBlocking();
+        engineC.stopBlocking();
         vertx.close().toCompletionStage().toCompletableFuture().join();
     }
 
@@ -175,6 +178,34 @@ class KubernetesDiscoveryTest {
         slices().withName("bad-name").delete();
     }
 
+    @Test
+    void aRouteWhosePoolsAreWhollyDiscoveredRefusesUntilEndpointsAreReadyThenServes() {
+        GenerateCall early = GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY,
+                KubernetesDiscoveryProfile.DISCOVERED_MODEL, 4);
+        assertEquals(Status.Code.UNAVAILABLE, early.awaitEnd().getCode(), "no endpoint yet");
+
+        slices().resource(slice("discovered-p", "sim-p", prefill(), KubernetesDiscoveryProfile.onlyPool("prefill"),
+                true)).create();
+        slices().resource(slice("discovered-d", "sim-c", engineC, KubernetesDiscoveryProfile.onlyPool("decode"),
+                true)).create();
+        String p = name("sim-p", prefill());
+        String d = name("sim-c", engineC);
+        await().atMost(EVENT).until(() -> "active".equals(discoveredState("prefill", p))
+                && "active".equals(discoveredState("decode", d)));
+        List<GenerateCall> calls = start(KubernetesDiscoveryProfile.DISCOVERED_MODEL, 4, 8);
+        calls.forEach(call -> assertEquals(Status.Code.OK, call.awaitEnd().getCode()));
+        assertEquals(4, engineC.stat("requests_total"), "every decode leg reached the discovered engine");
+
+        slices().withName("discovered-p").delete();
+        slices().withName("discovered-d").delete();
+        await().atMost(EVENT).until(() -> "retired".equals(discoveredState("prefill", p))
+                && "retired".equals(discoveredState("decode", d)));
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertEquals(0, prefill().stat("kv_blocks_pinned_now"));
+            assertEquals(0, engineC.stat("kv_blocks_pinned_now"));
+        });
+    }
+
     private static NonNamespaceOperation<EndpointSlice, EndpointSliceList, Resource<EndpointSlice>> slices() {
         return KubernetesApiResource.client().discovery().v1().endpointSlices()
                 .inNamespace(KubernetesDiscoveryProfile.NAMESPACE);
@@ -208,9 +239,13 @@ class KubernetesDiscoveryTest {
     }
 
     private List<GenerateCall> start(int n, int tokens) {
+        return start("m-vllm", n, tokens);
+    }
+
+    private List<GenerateCall> start(String model, int n, int tokens) {
         List<GenerateCall> calls = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            calls.add(GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", tokens));
+            calls.add(GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, model, tokens));
         }
         return calls;
     }
@@ -219,14 +254,26 @@ class KubernetesDiscoveryTest {
         await().atMost(EVENT).until(() -> state.equals(decodeField(endpoints(), endpoint, "state")));
     }
 
+    private String discoveredState(String pool, String endpoint) {
+        return field(endpoints(KubernetesDiscoveryProfile.DISCOVERED_ROUTE), pool, endpoint, "state");
+    }
+
     private static String decodeField(JsonPath listed, String endpoint, String field) {
-        return listed.param("n", endpoint).getString("pools.decode.find { it.name == n }." + field);
+        return field(listed, "decode", endpoint, field);
+    }
+
+    private static String field(JsonPath listed, String pool, String endpoint, String field) {
+        return listed.param("n", endpoint).getString("pools." + pool + ".find { it.name == n }." + field);
     }
 
     private JsonPath endpoints() {
+        return endpoints("vllm");
+    }
+
+    private JsonPath endpoints(String route) {
         return RestAssured.given().baseUri(base.toString())
                 .header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY)
-                .get("/admin/routes/vllm/endpoints").then().statusCode(200).extract().jsonPath();
+                .get("/admin/routes/" + route + "/endpoints").then().statusCode(200).extract().jsonPath();
     }
 
     private double refusals() {

@@ -95,6 +95,17 @@ class RouteRefusalTest {
     }
 
     @Test
+    void aPoolWithoutEndpointsIsAcceptedOnlyWhenItIsDiscovered() {
+        for (Route route : List.of(Route.vllm(), Route.sglang(), Route.trtllm())) {
+            RouteSettings noDecode = route.settings().toBuilder().decode(List.of()).build();
+            assertNames(assertThrows(IllegalArgumentException.class, () -> FACTORY.negotiate(noDecode, Set.of(
+                    "prefill"))).getMessage(), "r1", "at least one endpoint");
+            FACTORY.negotiate(noDecode, Set.of("decode"));
+            FACTORY.negotiate(noDecode.toBuilder().prefill(List.of()).build(), Set.of("prefill", "decode"));
+        }
+    }
+
+    @Test
     void aRouteTheEngineCanHonourIsAccepted() {
         ConnectorCapabilities caps = FACTORY.negotiate(Route.vllm().settings());
         assertEquals(Duration.ofSeconds(60), caps.engineHold());
