@@ -37,7 +37,7 @@ class ArchitectureTest {
             Map.entry("control", List.of("orchestration", "routing", "session", "tenancy", "runtime")),
             Map.entry("orchestration", List.of("routing", "session", "telemetry", "runtime")),
             Map.entry("demo", List.of("routing", "orchestration")),
-            Map.entry("fleet", List.of("routing")),
+            Map.entry("fleet", List.of("control", "routing")),
             Map.entry("reaper", List.of("session", "telemetry", "runtime")),
             Map.entry("routing", List.of("reaper", "session", "runtime")),
             Map.entry("session", List.of("runtime")),

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.handoff.gateway.control.FleetSampler;
 import io.handoff.gateway.routing.PoolMembership;
 import io.handoff.gateway.routing.RoutingConfig;
 import io.handoff.gateway.routing.RoutingConfig.KubernetesSlices;
@@ -44,15 +45,17 @@ public class KubernetesDiscovery {
     private final RoutingConfig routing;
     private final KubernetesConfig kubernetes;
     private final PoolMembership membership;
+    private final FleetSampler sampler;
     private final MeterRegistry metrics;
     private final List<SharedIndexInformer<EndpointSlice>> informers = new ArrayList<>();
     private KubernetesClient client;
 
     public KubernetesDiscovery(RoutingConfig routing, KubernetesConfig kubernetes, PoolMembership membership,
-            MeterRegistry metrics) {
+            FleetSampler sampler, MeterRegistry metrics) {
         this.routing = routing;
         this.kubernetes = kubernetes;
         this.membership = membership;
+        this.sampler = sampler;
         this.metrics = metrics;
     }
 
@@ -79,7 +82,7 @@ public class KubernetesDiscovery {
 
     private DiscoveredPool pool(String route, String pool, KubernetesSlices slices) {
         membership.route(route); // a route that did not negotiate has stopped the start before this
-        return new DiscoveredPool(route, pool, slices, membership, metrics);
+        return new DiscoveredPool(route, pool, slices, membership, sampler, metrics);
     }
 
     private Config clientConfig() {

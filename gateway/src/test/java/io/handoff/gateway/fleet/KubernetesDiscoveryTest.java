@@ -145,10 +145,13 @@ class KubernetesDiscoveryTest {
         assertEquals(bSeen, engineB.stat("requests_total"), "no new leg reached the removed endpoint");
 
         JsonPath listed = endpoints();
-        assertEquals(List.of("d-0", a, b), listed.getList("pools.decode.name"));
-        assertEquals(List.of("active", "retired", "retired"), listed.getList("pools.decode.state"));
-        assertEquals(List.of("static", "kubernetes", "kubernetes"), listed.getList("pools.decode.source"));
-        assertEquals(List.of(0, 0, 0), listed.getList("pools.decode.outstanding"), "their legs all ended");
+        assertEquals(List.of("active", "static"), List.of(decodeField(listed, "d-0", "state"),
+                decodeField(listed, "d-0", "source")));
+        for (String gone : List.of(a, b)) {
+            assertEquals(List.of("retired", "kubernetes", "0"), List.of(decodeField(listed, gone, "state"),
+                    decodeField(listed, gone, "source"), decodeField(listed, gone, "outstanding")),
+                    "its legs all ended");
+        }
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
             assertEquals(0, prefill().stat("kv_blocks_pinned_now"));
             assertEquals(0, decode().stat("kv_blocks_pinned_now"));
@@ -176,6 +179,22 @@ class KubernetesDiscoveryTest {
                 .toString());
         slices().withName("other-pool").delete();
         slices().withName("bad-name").delete();
+    }
+
+    @Test
+    void aDiscoveredEndpointServingAnotherModelIsTrippedByItsFirstSampleAndTakesNoLeg() {
+        SimEngine otherModel = SimFleetTestResource.engines().get(SimFleetTestResource.engines().size() - 1);
+        slices().resource(slice("wrong-model", "sim-wrong", otherModel, KubernetesDiscoveryProfile.SELECTOR_VALUE,
+                true)).create();
+        String wrong = name("sim-wrong", otherModel);
+        await().atMost(EVENT).until(() -> "open".equals(decodeField(endpoints(), wrong, "breaker")));
+        assertEquals("unhealthy", decodeField(endpoints(), wrong, "health"));
+        long seen = otherModel.stat("requests_total");
+        List<GenerateCall> calls = start(4, 4);
+        calls.forEach(call -> assertEquals(Status.Code.OK, call.awaitEnd().getCode()));
+        assertEquals(seen, otherModel.stat("requests_total"), "the engine serving another model took no leg");
+        slices().withName("wrong-model").delete();
+        awaitState(wrong, "retired");
     }
 
     @Test
