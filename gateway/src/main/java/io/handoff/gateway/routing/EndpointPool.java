@@ -54,7 +54,7 @@ public final class EndpointPool {
     public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
             Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober) {
         this(name, endpoints, clock, breakerFailures, breakerOpenFor, maxOutstanding, prober, new LeastOutstanding(),
-                new PromptPrefix(16, 1));
+                PromptPrefix.DEFAULT);
     }
 
     /**

@@ -27,6 +27,10 @@ public record PromptPrefix(int blockTokens, int blocks) {
 
     public static final int CHARS_PER_TOKEN = BypassPolicy.BYTES_PER_TOKEN;
 
+    /** The documented defaults of {@code prefix-affinity.block-tokens} and {@code prefix-affinity.blocks}. */
+    static final PromptPrefix DEFAULT = new PromptPrefix(Integer.parseInt(RouteSettings.DEFAULT_PREFIX_BLOCK_TOKENS),
+            Integer.parseInt(RouteSettings.DEFAULT_PREFIX_BLOCKS));
+
     private static final long FNV_OFFSET = 0xcbf29ce484222325L;
     private static final long FNV_PRIME = 0x100000001b3L;
 

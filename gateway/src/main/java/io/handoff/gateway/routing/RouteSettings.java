@@ -151,8 +151,7 @@ public record RouteSettings(
         private int maxInFlight = Integer.parseInt(DEFAULT_MAX_IN_FLIGHT);
         private EndpointPolicy prefillPolicy = EndpointPolicy.LEAST_OUTSTANDING;
         private EndpointPolicy decodePolicy = EndpointPolicy.LEAST_OUTSTANDING;
-        private PromptPrefix prefix = new PromptPrefix(Integer.parseInt(DEFAULT_PREFIX_BLOCK_TOKENS),
-                Integer.parseInt(DEFAULT_PREFIX_BLOCKS));
+        private PromptPrefix prefix = PromptPrefix.DEFAULT;
         private double prefixLoadBound = Double.parseDouble(DEFAULT_PREFIX_LOAD_BOUND);
         private Map<String, String> options = Map.of();
 
