@@ -206,7 +206,8 @@ public final class VllmEngine extends SimEngine {
         Job job = newJob(call.internalId, call.rc);
         SseWriter w = openStream(call);
         int max = effectiveMaxTokens(call.req);
-        scheduler.submit(job, blocksFor(call.req.promptIds.length, max), j -> j.timer(vertx, prefillMs(call.req.promptIds),
+        scheduler.submit(job, blocksFor(call.req.promptIds.length, max), j -> j.timer(vertx,
+            prefillMs(call.req.promptIds),
             () -> generate(call, j, w, OutputModel.fingerprint(call.req.promptIds), null)));
     }
 
