@@ -51,7 +51,11 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "lease-max", "90s"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-failures", "4"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-open-for", "15s"),
-            Map.entry(DocumentedKeys.ROUTE_PREFIX + "max-in-flight", "77"));
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "max-in-flight", "77"),
+            // not the defaults, so that the test sees the policies were read
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-policy", "prefix-affinity"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-policy", "power-of-two"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefix-affinity.blocks", "4"));
 
     @Override
     public List<TestResourceEntry> testResources() {
