@@ -1,5 +1,6 @@
 package io.handoff.benchmarks;
 
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +21,11 @@ final class ClosedLoop extends AbstractClosedLoop {
     private final String promptBase;
 
     ClosedLoop(int concurrency, Supplier<Tally> chooser, String promptBase) {
-        super(concurrency);
+        this(concurrency, Duration.ZERO, chooser, promptBase);
+    }
+
+    ClosedLoop(int concurrency, Duration ramp, Supplier<Tally> chooser, String promptBase) {
+        super(concurrency, ramp);
         this.chooser = chooser;
         this.promptBase = promptBase;
     }

@@ -39,11 +39,17 @@ public final class GenerateBenchmark {
     private final Vertx vertx;
     private final List<Target> targets;
     private final List<Tally> everyTally = new ArrayList<>();
+    private final MemoryWatch memory;
+    /** Each watched process's resident set once the probes ran, before any load: the base of "per open stream". */
+    private Map<String, Long> idleRss = Map.of();
+    /** The heap of {@code --heap-of} after a full collection with the last phase's streams open. */
+    private long heapOpen = -1;
 
     private GenerateBenchmark(GenerateOptions o, Vertx vertx, List<Target> targets) {
         this.o = o;
         this.vertx = vertx;
         this.targets = targets;
+        this.memory = new MemoryWatch(o.watch());
     }
 
     public static void main(String[] args) throws Exception {
@@ -97,6 +103,7 @@ public final class GenerateBenchmark {
                 return 1;
             }
         }
+        idleRss = memory.rss();
         System.out.println();
         System.out.printf("warm-up: %.0f s, concurrency %d, targets in turn for at most %d s each%n",
                 o.warmup().toMillis() / 1000.0, o.concurrency(), SLICE.toSeconds());
@@ -194,7 +201,7 @@ public final class GenerateBenchmark {
         for (int i = 0; System.nanoTime() < until; i++) {
             Tally tally = warm.get(targets.get(i % targets.size()));
             long slice = Math.min(SLICE.toNanos(), until - System.nanoTime());
-            ClosedLoop loop = new ClosedLoop(o.concurrency(), () -> tally, PROMPT);
+            ClosedLoop loop = new ClosedLoop(o.concurrency(), o.ramp(), () -> tally, PROMPT);
             long start = System.nanoTime();
             loop.start();
             TimeUnit.NANOSECONDS.sleep(slice);
@@ -211,7 +218,7 @@ public final class GenerateBenchmark {
 
     /** One measured load phase of one target; answers false if its requests did not drain. */
     private boolean loadWindow(Tally tally, int round) throws InterruptedException {
-        ClosedLoop loop = new ClosedLoop(o.concurrency(), () -> tally, PROMPT);
+        ClosedLoop loop = new ClosedLoop(o.concurrency(), o.ramp(), () -> tally, PROMPT);
         loop.start();
         TimeUnit.NANOSECONDS.sleep(o.settle().toNanos());
         CpuWatch cpu = new CpuWatch(o.watch());
@@ -230,12 +237,42 @@ public final class GenerateBenchmark {
         double seconds = (System.nanoTime() - start) / 1e9;
         Map<String, Double> cores = cpu.stop();
         long requests = loop.completedWhileRecording();
+        String memoryOpen = memoryWithStreamsOpen();
         boolean drained = loop.stop(DRAIN);
         tally.window(seconds, requests, cores);
         System.out.printf("  round %d/%d  %-30s %7.0f req/s  (%d requests in %.1f s; errors so far %d)%n",
                 round + 1, o.rounds(), tally.target.name(), requests / seconds, requests, seconds,
                 tally.errors.count());
+        if (memoryOpen != null) {
+            String drainedHeap = "";
+            if (o.heapOf() != null) {
+                long heapDrained = memory.heapAfterFullGc(o.heapOf());
+                drainedHeap = "; drained: " + MemoryWatch.megabytes(heapDrained) + " (the open streams' heap: "
+                        + MemoryWatch.perStream(heapOpen, heapDrained, o.concurrency()) + " per stream)";
+            }
+            System.out.println("    memory, " + o.concurrency() + " streams open: " + memoryOpen + drainedHeap);
+        }
         return drained;
+    }
+
+    /**
+     * Each watched process's resident set with the phase's streams still open (and what it grew by since before the
+     * load, per open stream), and the heap of {@code --heap-of} after a full collection; null when nothing is
+     * watched. Measured after the window's recording ended, so the collection's pause is in no figure.
+     */
+    private String memoryWithStreamsOpen() {
+        if (o.watch().isEmpty()) {
+            return null;
+        }
+        StringBuilder line = new StringBuilder();
+        memory.rss().forEach((name, rss) -> line.append(String.format("%s RSS %s (+%s per stream)  ", name,
+                MemoryWatch.megabytes(rss), MemoryWatch.perStream(rss, idleRss.getOrDefault(name, -1L),
+                        o.concurrency()))));
+        if (o.heapOf() != null) {
+            heapOpen = memory.heapAfterFullGc(o.heapOf());
+            line.append(o.heapOf()).append(" heap after full GC ").append(MemoryWatch.megabytes(heapOpen));
+        }
+        return line.toString().strip();
     }
 
     /** One request in flight, the targets taking turns request by request; answers the CPU of the window. */

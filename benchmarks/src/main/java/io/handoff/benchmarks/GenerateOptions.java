@@ -15,7 +15,7 @@ import static io.handoff.benchmarks.Flags.secondsOf;
 record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI decode, String model, Mode mode, int concurrency,
         int maxTokens, Duration warmup, Duration seconds, long requests, int rounds, Duration settle,
         Duration latency, int channels, long tokenIntervalMs, long prefillLatencyMs, String store,
-        Map<String, Long> watch) {
+        Map<String, Long> watch, String heapOf, Duration ramp) {
 
     /** Which gateway fronts run against the direct baseline. */
     enum Mode {
@@ -45,12 +45,15 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
             "  --requests N              measure each load phase for N requests instead of --seconds",
             "  --rounds N                load phases per target, order rotated each round [3]",
             "  --settle-seconds N        unrecorded start of each phase                 [1]",
+            "  --ramp-seconds N          spread the starts of a phase's requests over N s [0]",
             "  --latency-seconds N       one-in-flight phase, targets taking turns (0: skip) [10]",
             "  --channels N              gRPC connections to the gateway                [2]",
             "  --token-interval-ms N     the simulators' setting, for the report        [0]",
             "  --prefill-latency-ms N    the simulators' setting, for the report        [0]",
             "  --store NAME              the gateway's session store, for the report    [memory]",
-            "  --watch NAME=PID          also report CPU of this process (repeatable, Linux)");
+            "  --watch NAME=PID          also report CPU and RSS of this process (repeatable, Linux)",
+            "  --heap-of NAME            a watched JVM whose heap is measured after a full GC (jcmd) with every",
+            "                            stream of a load phase still open, and again once it drained");
 
     static GenerateOptions parse(String[] args) {
         String gateway = "127.0.0.1:8080";
@@ -72,6 +75,8 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         long prefillLatency = 0;
         String store = "memory";
         Map<String, Long> watch = new LinkedHashMap<>();
+        String heapOf = null;
+        double ramp = 0;
         Flags flags = new Flags(args, USAGE);
         while (flags.next()) {
             String a = flags.name();
@@ -96,15 +101,20 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
                 case "--prefill-latency-ms" -> prefillLatency = (long) nonNegative(a, Long.parseLong(value));
                 case "--store" -> store = value;
                 case "--watch" -> addWatch(watch, value);
+                case "--heap-of" -> heapOf = value;
+                case "--ramp-seconds" -> ramp = nonNegative(a, Double.parseDouble(value));
                 default -> throw flags.unknown();
             }
         }
         if (prefill == null || decode == null) {
             throw new IllegalArgumentException("--prefill and --decode are required\n" + USAGE);
         }
+        if (heapOf != null && !watch.containsKey(heapOf)) {
+            throw new IllegalArgumentException("--heap-of " + heapOf + " names no --watch process\n" + USAGE);
+        }
         return new GenerateOptions(gateway, gatewayGrpc, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
                 secondsOf(seconds), requests, rounds, secondsOf(settle), secondsOf(latency), channels, tokenInterval,
-                prefillLatency, store, watch);
+                prefillLatency, store, watch, heapOf, secondsOf(ramp));
     }
 
     /** The gateway's HTTP listener as a base URI. */

@@ -25,6 +25,13 @@ public class EngineConfig {
     public int maxRunning = 256;
     /** {@code --prefill-latency-ms}: simulated prefill compute time per request. */
     public long prefillLatencyMs;
+    /**
+     * {@code --prefill-ms-per-uncached-token}: simulated prefill time per prompt token not in the prefix cache, on top
+     * of {@link #prefillLatencyMs} (0: a prefill's time does not depend on its prompt).
+     */
+    public double prefillMsPerUncachedToken;
+    /** {@code --prefix-cache-blocks}: blocks the prefix cache keeps, least recently used out first (-1: kv-blocks). */
+    public int prefixCacheBlocks = -1;
     /** {@code --token-interval-ms}: simulated time per decoded token (0: emit as fast as possible). */
     public long tokenIntervalMs;
     /** {@code --transfer-latency-ms}: simulated KV transfer time. */
@@ -65,6 +72,18 @@ public class EngineConfig {
                 return true;
             case "prefill-latency-ms":
                 prefillLatencyMs = Long.parseLong(value);
+                return true;
+            case "prefill-ms-per-uncached-token":
+                prefillMsPerUncachedToken = Double.parseDouble(value);
+                if (!(prefillMsPerUncachedToken >= 0) || Double.isInfinite(prefillMsPerUncachedToken)) {
+                    throw new IllegalArgumentException("--prefill-ms-per-uncached-token must be a number, 0 or more");
+                }
+                return true;
+            case "prefix-cache-blocks":
+                prefixCacheBlocks = Integer.parseInt(value);
+                if (prefixCacheBlocks < -1) {
+                    throw new IllegalArgumentException("--prefix-cache-blocks must be -1 (kv-blocks), 0 or more");
+                }
                 return true;
             case "token-interval-ms":
                 tokenIntervalMs = Long.parseLong(value);

@@ -50,6 +50,7 @@ public abstract class SimEngine extends AbstractVerticle {
     protected KvBlockPool pool;
     protected HoldTable holds;
     protected Scheduler scheduler;
+    private PrefixCache prefixCache;
     protected HttpClient peers;
     protected volatile Identity identity;
     protected final Set<Job> jobs = new LinkedHashSet<>();
@@ -138,6 +139,8 @@ public abstract class SimEngine extends AbstractVerticle {
         pool = new KvBlockPool(config.totalBlocks, config.blockSize);
         holds = new HoldTable(vertx, clock, pool, stats, faults);
         scheduler = new Scheduler(pool, config.maxRunning);
+        prefixCache = new PrefixCache(config.blockSize, config.prefixCacheBlocks == -1 ? config.totalBlocks
+            : config.prefixCacheBlocks);
         holds.onFreed(scheduler::drain);
         peers = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(2000).setMaxPoolSize(256)
             .setKeepAlive(true).setTcpNoDelay(true));
@@ -232,6 +235,7 @@ public abstract class SimEngine extends AbstractVerticle {
         scheduler.reset();
         stats.add(EngineStats.LOST_BY_CRASH, holds.dropAll());
         pool.reset();
+        prefixCache.clear();
         onCrash();
         closing = closeServers();
         closing.onComplete(v -> {
@@ -364,10 +368,11 @@ public abstract class SimEngine extends AbstractVerticle {
         });
     }
 
-    /** Zeroes the counters, clears the faults and frees every hold without counting it. */
+    /** Zeroes the counters, clears the faults and the prefix cache, and frees every hold without counting it. */
     public void reset() {
         onContext(() -> {
             faults.clear();
+            prefixCache.clear();
             for (KvHold h : new ArrayList<>(holds.all())) {
                 holds.release(h.key(), FreeReason.RECEIVED);
             }
@@ -410,6 +415,19 @@ public abstract class SimEngine extends AbstractVerticle {
     }
 
     // ------------------------------------------------------------------ request plumbing for families
+
+    /**
+     * The time this engine's prefill of the prompt takes, as it starts: the fixed {@code prefill-latency-ms} plus
+     * {@code prefill-ms-per-uncached-token} for each token the prefix cache does not hold. Counts the hits and misses
+     * and enters the prompt's blocks in the cache. Call once per prefill the engine computes, on the event loop.
+     */
+    protected long prefillMs(int[] promptIds) {
+        int cached = prefixCache.prefill(promptIds);
+        int uncached = promptIds.length - cached;
+        stats.add(EngineStats.PREFIX_HIT_TOKENS, cached);
+        stats.add(EngineStats.PREFIX_MISS_TOKENS, uncached);
+        return config.prefillLatencyMs + Math.round(uncached * config.prefillMsPerUncachedToken);
+    }
 
     /**
      * Wraps an inference handler with the request-level faults (reset, error status, latency) and turns a
@@ -690,6 +708,7 @@ public abstract class SimEngine extends AbstractVerticle {
         o.put("leaked", holds.leakedNow());
         o.put("running", scheduler.running());
         o.put("waiting", scheduler.waiting());
+        o.put("prefix_cache_blocks", prefixCache.size());
         stats.writeTo(o);
         familyStats(o);
         return o;

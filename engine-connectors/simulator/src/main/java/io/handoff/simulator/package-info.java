@@ -8,6 +8,7 @@
  *       {@code /sim/*} admin endpoints (stats, faults, clock, expiry, crash);</li>
  *   <li>{@link io.handoff.simulator.KvBlockPool}, {@link io.handoff.simulator.HoldTable},
  *       {@link io.handoff.simulator.Scheduler}: KV blocks, pinned handoff KV with native deadlines, admission;</li>
+ *   <li>{@link io.handoff.simulator.PrefixCache}: the prefix cache that decides what a prefill costs;</li>
  *   <li>{@link io.handoff.simulator.SimClock}: the injectable time source that tests move instead of sleeping;</li>
  *   <li>{@link io.handoff.simulator.Tokenizer}, {@link io.handoff.simulator.OutputModel},
  *       {@link io.handoff.simulator.Generation}: the deterministic model, so that aggregated and disaggregated runs

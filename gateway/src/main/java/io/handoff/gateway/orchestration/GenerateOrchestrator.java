@@ -299,7 +299,7 @@ public class GenerateOrchestrator {
     // ---- the entries' own steps
 
     private Multi<GenerateResponse> orchestrated(Admitting a, ScheduleStyle style) {
-        PooledEndpoint prefill = a.reservation().takePrefill();
+        PooledEndpoint prefill = a.reservation().takePrefill(a.request());
         PooledEndpoint decode = a.reservation().takeDecode();
         Handoff handoff = plan(a.route(), a.forEngines(), style, prefill, decode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
@@ -341,7 +341,7 @@ public class GenerateOrchestrator {
     }
 
     private Multi<GenerateResponse> participantPrefill(Admitting a, String sessionId) {
-        PooledEndpoint prefill = a.reservation().takePrefill();
+        PooledEndpoint prefill = a.reservation().takePrefill(a.request());
         // the framework sends the decode leg itself: the plan names a decode endpoint only for its native fields
         EndpointPool decodePool = a.route().decode();
         PooledEndpoint anyDecode = decodePool.members().stream().findFirst().orElseThrow(() ->

@@ -2,8 +2,10 @@ package io.handoff.gateway.orchestration;
 
 import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.PooledEndpoint;
+import io.handoff.gateway.routing.EndpointChoice;
 import io.handoff.gateway.routing.Route;
 import io.handoff.openengine.v1.ErrorCode;
+import io.handoff.openengine.v1.GenerateRequest;
 
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,20 +33,20 @@ final class Reservation {
         this.live = live;
     }
 
-    /** Takes a prefill endpoint, or refuses with why the pool has none. */
-    PooledEndpoint takePrefill() {
-        prefill = take(route.prefill(), "prefill");
+    /** Takes a prefill endpoint for the request (whose prompt prefix a pool may follow), or refuses. */
+    PooledEndpoint takePrefill(GenerateRequest request) {
+        prefill = take(route.prefill(), "prefill", route.prefill().prefixKey(request));
         return prefill;
     }
 
     /** Takes a decode endpoint, or refuses with why the pool has none. */
     PooledEndpoint takeDecode() {
-        decode = take(route.decode(), "decode");
+        decode = take(route.decode(), "decode", EndpointChoice.NO_PREFIX);
         return decode;
     }
 
-    private PooledEndpoint take(EndpointPool pool, String role) {
-        return pool.acquire(Set.of()).orElseThrow(() -> GenerateRefusal.noEndpoint(route.name(), role,
+    private PooledEndpoint take(EndpointPool pool, String role, long prefixKey) {
+        return pool.acquire(Set.of(), prefixKey).orElseThrow(() -> GenerateRefusal.noEndpoint(route.name(), role,
                 pool.shortage()));
     }
 

@@ -2,6 +2,7 @@ package io.handoff.gateway.routing;
 
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.openengine.v1.GenerateRequest;
 import io.smallrye.mutiny.Uni;
 
 import java.time.Clock;
@@ -11,12 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * The endpoints of one role on one route. Choice is least outstanding requests among endpoints whose breaker is
- * closed and that are below their limit, ties broken round-robin so that an idle pool still spreads its load.
+ * The endpoints of one role on one route. Choice is the pool's {@link EndpointChoice} among endpoints whose breaker
+ * is closed and that are below their limit: by default least outstanding requests, ties broken round-robin so that
+ * an idle pool still spreads its load.
  *
  * <p>Membership can change while the pool serves ({@link #add}, {@link #retire}): choice reads an immutable
  * {@link Membership} without a lock, and a change swaps in a new one (copy-on-write; changes are rare and serialised
@@ -45,12 +46,27 @@ public final class EndpointPool {
     private final Duration breakerOpenFor;
     private final int maxOutstanding;
     private final Function<Endpoint, Uni<EndpointStatus>> prober;
-    private final AtomicInteger turn = new AtomicInteger();
+    private final EndpointChoice choice;
+    private final PromptPrefix prefix;
     private volatile Membership membership;
 
+    /** A pool that chooses least-outstanding. */
     public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
             Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober) {
+        this(name, endpoints, clock, breakerFailures, breakerOpenFor, maxOutstanding, prober, new LeastOutstanding(),
+                PromptPrefix.DEFAULT);
+    }
+
+    /**
+     * @param choice how a leg's endpoint is chosen
+     * @param prefix what of a prompt the choice follows, when it {@link EndpointChoice#followsPrefix() follows} one
+     */
+    public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
+            Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober,
+            EndpointChoice choice, PromptPrefix prefix) {
         this.name = name;
+        this.choice = choice;
+        this.prefix = prefix;
         this.clock = clock;
         this.breakerFailures = breakerFailures;
         this.breakerOpenFor = breakerOpenFor;
@@ -136,28 +152,24 @@ public final class EndpointPool {
         return Optional.empty();
     }
 
+    /** {@link #acquire(Set, long)} for a leg whose prompt's prefix does not matter to the choice. */
+    public Optional<PooledEndpoint> acquire(Set<Endpoint> exclude) {
+        return acquire(exclude, EndpointChoice.NO_PREFIX);
+    }
+
     /**
      * Takes the best endpoint not in {@code exclude} and counts one request on it; the caller releases it. Empty
      * when every endpoint is open or full. Endpoints whose open period has passed are probed on the side.
+     *
+     * @param prefixKey the request's {@link #prefixKey}, for a choice that follows prompt prefixes
      */
-    public Optional<PooledEndpoint> acquire(Set<Endpoint> exclude) {
+    public Optional<PooledEndpoint> acquire(Set<Endpoint> exclude, long prefixKey) {
         List<PooledEndpoint> members = membership.active();
         probeRecovered(members);
         int n = members.size();
         // a race can fill the chosen endpoint between the choice and the count: then choose again among the rest
         for (int attempt = 0; attempt < n; attempt++) {
-            int start = Math.floorMod(turn.getAndIncrement(), n);
-            PooledEndpoint best = null;
-            for (int i = 0; i < n; i++) {
-                PooledEndpoint candidate = members.get((start + i) % n);
-                if (exclude.contains(candidate.endpoint()) || !candidate.breaker().admits()
-                        || candidate.outstanding() >= maxOutstanding) {
-                    continue;
-                }
-                if (best == null || candidate.outstanding() < best.outstanding()) {
-                    best = candidate;
-                }
-            }
+            PooledEndpoint best = choice.choose(members, exclude, maxOutstanding, prefixKey);
             if (best == null) {
                 return Optional.empty();
             }
@@ -166,6 +178,14 @@ public final class EndpointPool {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The key of the request's prompt prefix when this pool's choice follows one, else
+     * {@link EndpointChoice#NO_PREFIX} at no cost.
+     */
+    public long prefixKey(GenerateRequest request) {
+        return choice.followsPrefix() ? prefix.keyOf(request) : EndpointChoice.NO_PREFIX;
     }
 
     /**

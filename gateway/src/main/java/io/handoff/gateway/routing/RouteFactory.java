@@ -85,6 +85,15 @@ public final class RouteFactory {
             throw refuse(s, "bypass.when", s.family() + " decode endpoints cannot prefill locally as configured, "
                     + "so no request can bypass; set bypass.when=never");
         }
+        if (s.decodePolicy() == EndpointPolicy.PREFIX_AFFINITY) {
+            // a decode endpoint receives the prompt's KV with the handoff instead of computing it, so there is no
+            // cache of the prompt's prefix there for affinity to find
+            throw refuse(s, "decode-policy", "prefix-affinity is for prefill pools: a decode endpoint receives the "
+                    + "prompt's KV and does not compute it; use least-outstanding or power-of-two");
+        }
+        if (!(s.prefixLoadBound() > 1.0) || Double.isInfinite(s.prefixLoadBound())) {
+            throw refuse(s, "prefix-affinity.load-bound", s.prefixLoadBound() + " must be a number above 1");
+        }
         Duration max = leaseMax(s, caps);
         Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
         if (initial.isZero() || initial.isNegative() || initial.compareTo(max) > 0) {
@@ -113,10 +122,12 @@ public final class RouteFactory {
         Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
         EndpointPool prefill = new EndpointPool(s.name() + "/prefill", s.prefill(), clock, s.breakerFailures(),
                 s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
-                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_PREFILL, status)));
+                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_PREFILL, status)),
+                s.prefillPolicy().create(s.prefixLoadBound()), s.prefix());
         EndpointPool decode = new EndpointPool(s.name() + "/decode", s.decode(), clock, s.breakerFailures(),
                 s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
-                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)));
+                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)),
+                s.decodePolicy().create(s.prefixLoadBound()), s.prefix());
         return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger());
     }
 

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
  *
  * @param leaseDefault empty: the deployment's default lease
  * @param leaseMax     empty: the shorter of the deployment's maximum and the engine's KV hold
+ * @param prefixLoadBound prefix-affinity's bound, a multiple of the pool's average outstanding requests
  */
 public record RouteSettings(
         String name,
@@ -39,6 +40,10 @@ public record RouteSettings(
         Duration breakerOpenFor,
         int maxOutstandingPerEndpoint,
         int maxInFlight,
+        EndpointPolicy prefillPolicy,
+        EndpointPolicy decodePolicy,
+        PromptPrefix prefix,
+        double prefixLoadBound,
         Map<String, String> options) {
 
     private static final Pattern NAMED = Pattern.compile("^([A-Za-z0-9_.-]+)=(.+)$");
@@ -52,6 +57,9 @@ public record RouteSettings(
     static final String DEFAULT_BREAKER_OPEN_FOR = "10s";
     static final String DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT = "256";
     static final String DEFAULT_MAX_IN_FLIGHT = "1024";
+    static final String DEFAULT_PREFIX_BLOCK_TOKENS = "16";
+    static final String DEFAULT_PREFIX_BLOCKS = "8";
+    static final String DEFAULT_PREFIX_LOAD_BOUND = "1.25";
 
     public RouteSettings {
         aliases = List.copyOf(aliases);
@@ -80,7 +88,9 @@ public record RouteSettings(
                 .decode(decode).defaultStyle(defaultStyle).styles(styles).bypass(bypass).leaseDefault(leaseDefault)
                 .leaseMax(leaseMax).prefillTimeout(prefillTimeout).decodeIdleTimeout(decodeIdleTimeout)
                 .decodeAttempts(decodeAttempts).breakerFailures(breakerFailures).breakerOpenFor(breakerOpenFor)
-                .maxOutstandingPerEndpoint(maxOutstandingPerEndpoint).maxInFlight(maxInFlight).options(options);
+                .maxOutstandingPerEndpoint(maxOutstandingPerEndpoint).maxInFlight(maxInFlight)
+                .prefillPolicy(prefillPolicy).decodePolicy(decodePolicy).prefix(prefix)
+                .prefixLoadBound(prefixLoadBound).options(options);
     }
 
     static RouteSettings from(String name, RoutingConfig.RouteConfig c) {
@@ -106,6 +116,10 @@ public record RouteSettings(
                 .breakerOpenFor(c.breakerOpenFor())
                 .maxOutstandingPerEndpoint(c.maxOutstandingPerEndpoint())
                 .maxInFlight(c.maxInFlight())
+                .prefillPolicy(EndpointPolicy.parse(name, "prefill-policy", c.prefillPolicy()))
+                .decodePolicy(EndpointPolicy.parse(name, "decode-policy", c.decodePolicy()))
+                .prefix(prefix(name, c.prefixAffinity()))
+                .prefixLoadBound(c.prefixAffinity().loadBound())
                 .options(c.options())
                 .build();
     }
@@ -135,6 +149,10 @@ public record RouteSettings(
         private Duration breakerOpenFor = seconds(DEFAULT_BREAKER_OPEN_FOR);
         private int maxOutstandingPerEndpoint = Integer.parseInt(DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT);
         private int maxInFlight = Integer.parseInt(DEFAULT_MAX_IN_FLIGHT);
+        private EndpointPolicy prefillPolicy = EndpointPolicy.LEAST_OUTSTANDING;
+        private EndpointPolicy decodePolicy = EndpointPolicy.LEAST_OUTSTANDING;
+        private PromptPrefix prefix = PromptPrefix.DEFAULT;
+        private double prefixLoadBound = Double.parseDouble(DEFAULT_PREFIX_LOAD_BOUND);
         private Map<String, String> options = Map.of();
 
         private Builder(String name, String model, String family) {
@@ -225,6 +243,26 @@ public record RouteSettings(
             return this;
         }
 
+        public Builder prefillPolicy(EndpointPolicy value) {
+            prefillPolicy = value;
+            return this;
+        }
+
+        public Builder decodePolicy(EndpointPolicy value) {
+            decodePolicy = value;
+            return this;
+        }
+
+        public Builder prefix(PromptPrefix value) {
+            prefix = value;
+            return this;
+        }
+
+        public Builder prefixLoadBound(double value) {
+            prefixLoadBound = value;
+            return this;
+        }
+
         public Builder options(Map<String, String> value) {
             options = value;
             return this;
@@ -234,7 +272,7 @@ public record RouteSettings(
             return new RouteSettings(name, model, aliases, engineModel, family, prefill, decode, defaultStyle,
                     styles == null ? Set.of(defaultStyle) : styles, bypass, leaseDefault, leaseMax, prefillTimeout,
                     decodeIdleTimeout, decodeAttempts, breakerFailures, breakerOpenFor, maxOutstandingPerEndpoint,
-                    maxInFlight, options);
+                    maxInFlight, prefillPolicy, decodePolicy, prefix, prefixLoadBound, options);
         }
 
         /** The defaults above are whole seconds, in configuration's spelling ({@code 60s}). */
@@ -249,6 +287,15 @@ public record RouteSettings(
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("route " + route + ": " + key + " '" + value
                     + "' is not one of context-first, generation-first, concurrent");
+        }
+    }
+
+    private static PromptPrefix prefix(String route, RoutingConfig.PrefixAffinity c) {
+        try {
+            return new PromptPrefix(c.blockTokens(), c.blocks());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("route " + route + ": prefix-affinity.block-tokens and "
+                    + "prefix-affinity.blocks must be at least 1");
         }
     }
 

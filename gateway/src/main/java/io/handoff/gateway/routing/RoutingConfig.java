@@ -96,8 +96,32 @@ public interface RoutingConfig {
         @WithDefault(RouteSettings.DEFAULT_MAX_IN_FLIGHT)
         int maxInFlight();
 
+        /** How the prefill pool chooses an endpoint: least-outstanding, power-of-two or prefix-affinity. */
+        @WithDefault(EndpointPolicy.DEFAULT)
+        String prefillPolicy();
+
+        /** How the decode pool chooses an endpoint: least-outstanding or power-of-two. */
+        @WithDefault(EndpointPolicy.DEFAULT)
+        String decodePolicy();
+
+        PrefixAffinity prefixAffinity();
+
         /** Family-specific connector options, documented in mappings/&lt;family&gt;.md. */
         Map<String, String> options();
+    }
+
+    interface PrefixAffinity {
+        /** Tokens per block of the prompt prefix that prefix-affinity hashes. */
+        @WithDefault(RouteSettings.DEFAULT_PREFIX_BLOCK_TOKENS)
+        int blockTokens();
+
+        /** Blocks of the prompt that prefix-affinity hashes. */
+        @WithDefault(RouteSettings.DEFAULT_PREFIX_BLOCKS)
+        int blocks();
+
+        /** The multiple of the pool's average outstanding requests above which an endpoint is passed over. */
+        @WithDefault(RouteSettings.DEFAULT_PREFIX_LOAD_BOUND)
+        double loadBound();
     }
 
     /** Where a pool's endpoints are found while the gateway runs; nowhere when nothing is set. */

@@ -1,7 +1,8 @@
 /**
  * Routes: which model goes to which engine family, prefill pool and decode pool, under which schedule styles,
  * bypass policy, leases and timeouts. Routes are checked against their connector's declared capabilities when the
- * gateway starts, and a route that cannot be honoured stops the start. Endpoint choice within a pool (least
- * outstanding requests, round-robin tie-break, a circuit breaker per endpoint) lives here too.
+ * gateway starts, and a route that cannot be honoured stops the start. Endpoint choice within a pool (a policy per
+ * pool, {@link io.handoff.gateway.routing.EndpointChoice}: least outstanding with a round-robin tie-break,
+ * power-of-two, prefix affinity; a circuit breaker per endpoint) lives here too.
  */
 package io.handoff.gateway.routing;

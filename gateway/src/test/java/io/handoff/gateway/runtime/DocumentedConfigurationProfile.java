@@ -55,6 +55,10 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-failures", "4"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-open-for", "15s"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "max-in-flight", "77"),
+            // not the defaults, so that the test sees the policies were read
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-policy", "prefix-affinity"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-policy", "power-of-two"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefix-affinity.blocks", "4"),
             // discovery on, against the mock API server of KubernetesApiResource, whose namespace has no slices
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.label-selector", "app=documented-p"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.label-selector", "app=documented-d"),

@@ -1,5 +1,7 @@
 package io.handoff.gateway.runtime;
 
+import io.handoff.gateway.routing.EndpointPolicy;
+import io.handoff.gateway.routing.PromptPrefix;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.testing.DocumentedKeys;
@@ -50,6 +52,9 @@ class DocumentedConfigurationTest {
         assertEquals(Duration.ofSeconds(20), route.settings().leaseDefault().orElseThrow());
         assertEquals(77, route.settings().maxInFlight());
         assertEquals(4, route.settings().breakerFailures());
+        assertEquals(EndpointPolicy.PREFIX_AFFINITY, route.settings().prefillPolicy());
+        assertEquals(EndpointPolicy.POWER_OF_TWO, route.settings().decodePolicy());
+        assertEquals(new PromptPrefix(16, 4), route.settings().prefix());
     }
 
     @Test

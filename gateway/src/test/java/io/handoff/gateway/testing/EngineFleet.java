@@ -18,7 +18,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * In-process simulators of the three HTTP families, on their own Vert.x: vLLM (prefill, decode, a second decode),
+ * In-process simulators of the three HTTP families, on their own Vert.x: vLLM (prefill, decode, a second prefill, a
+ * second decode),
  * SGLang (prefill, decode) and TensorRT-LLM (context, generation), each family on one shared clock, plus one
  * aggregated engine per family for reference answers. Tokens come every {@value #TOKEN_INTERVAL_MS} ms so a stream
  * can be cancelled mid-way; prefills take {@value #PREFILL_LATENCY_MS} ms so one can be cancelled while it runs.
@@ -96,10 +97,12 @@ public final class EngineFleet implements AutoCloseable {
     private static FamilyEngines startVllm(Vertx vertx) {
         SimClock clock = new SimClock();
         VllmEngine prefill = new VllmEngine(vllmConfig(clock, Role.PREFILL)).startBlocking(vertx);
+        VllmEngine secondPrefill = new VllmEngine(vllmConfig(clock, Role.PREFILL)).startBlocking(vertx);
         VllmEngine decode = new VllmEngine(vllmConfig(clock, Role.DECODE)).startBlocking(vertx);
         VllmEngine secondDecode = new VllmEngine(vllmConfig(clock, Role.DECODE)).startBlocking(vertx);
         VllmEngine aggregated = new VllmEngine(vllmConfig(clock, Role.BOTH)).startBlocking(vertx);
-        return new FamilyEngines("vllm", clock, prefill, decode, List.of(secondDecode), aggregated);
+        return new FamilyEngines("vllm", clock, prefill, List.of(secondPrefill), decode, List.of(secondDecode),
+                aggregated);
     }
 
     private static VllmConfig vllmConfig(SimClock clock, Role role) {
@@ -116,7 +119,7 @@ public final class EngineFleet implements AutoCloseable {
         SglangEngine prefill = new SglangEngine(p).startBlocking(vertx);
         SglangEngine decode = new SglangEngine(sglangConfig(clock, Role.DECODE)).startBlocking(vertx);
         SglangEngine aggregated = new SglangEngine(sglangConfig(clock, Role.BOTH)).startBlocking(vertx);
-        return new FamilyEngines("sglang", clock, prefill, decode, List.of(), aggregated);
+        return new FamilyEngines("sglang", clock, prefill, List.of(), decode, List.of(), aggregated);
     }
 
     private static SglangConfig sglangConfig(SimClock clock, Role role) {
@@ -132,7 +135,7 @@ public final class EngineFleet implements AutoCloseable {
         TrtllmEngine context = new TrtllmEngine(trtllmConfig(clock, Role.PREFILL)).startBlocking(vertx);
         TrtllmEngine generation = new TrtllmEngine(trtllmConfig(clock, Role.DECODE)).startBlocking(vertx);
         TrtllmEngine aggregated = new TrtllmEngine(trtllmConfig(clock, Role.BOTH)).startBlocking(vertx);
-        return new FamilyEngines("trtllm", clock, context, generation, List.of(), aggregated);
+        return new FamilyEngines("trtllm", clock, context, List.of(), generation, List.of(), aggregated);
     }
 
     private static TrtllmConfig trtllmConfig(SimClock clock, Role role) {

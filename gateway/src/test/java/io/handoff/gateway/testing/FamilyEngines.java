@@ -16,15 +16,17 @@ public final class FamilyEngines {
     private final String family;
     private final SimClock clock;
     private final SimEngine prefill;
+    private final List<SimEngine> extraPrefills;
     private final SimEngine decode;
     private final List<SimEngine> extraDecodes;
     private final SimEngine aggregated;
 
-    FamilyEngines(String family, SimClock clock, SimEngine prefill, SimEngine decode, List<SimEngine> extraDecodes,
-            SimEngine aggregated) {
+    FamilyEngines(String family, SimClock clock, SimEngine prefill, List<SimEngine> extraPrefills, SimEngine decode,
+            List<SimEngine> extraDecodes, SimEngine aggregated) {
         this.family = family;
         this.clock = clock;
         this.prefill = prefill;
+        this.extraPrefills = List.copyOf(extraPrefills);
         this.decode = decode;
         this.extraDecodes = List.copyOf(extraDecodes);
         this.aggregated = aggregated;
@@ -42,6 +44,14 @@ public final class FamilyEngines {
         return decode;
     }
 
+    /** The second prefill endpoint (vLLM only), for endpoint choice among prefills. */
+    public SimEngine secondPrefill() {
+        if (extraPrefills.isEmpty()) {
+            throw new IllegalStateException(family + " has no second prefill endpoint");
+        }
+        return extraPrefills.get(0);
+    }
+
     /** The second decode endpoint (vLLM only), for retry-elsewhere. */
     public SimEngine secondDecode() {
         if (extraDecodes.isEmpty()) {
@@ -57,6 +67,7 @@ public final class FamilyEngines {
     /** The engines routes send requests to (not the aggregated reference engine). */
     public List<SimEngine> routed() {
         List<SimEngine> all = new ArrayList<>(List.of(prefill, decode));
+        all.addAll(extraPrefills);
         all.addAll(extraDecodes);
         return all;
     }

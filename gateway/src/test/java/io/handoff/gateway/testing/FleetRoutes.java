@@ -20,6 +20,8 @@ public final class FleetRoutes {
     public static final String TRTLLM_GENERATION_FIRST = "trtllm-generation-first";
     /** vLLM with two decode endpoints: the second vLLM decode engine first, then the shared one. */
     public static final String VLLM_TWO_DECODES = "vllm-two-decodes";
+    /** vLLM with two prefill endpoints (the shared one, then the second) chosen by prefix-affinity. */
+    public static final String VLLM_PREFIX_AFFINITY = "vllm-prefix-affinity";
     public static final String VLLM_BYPASS_ALWAYS = "vllm-bypass-always";
     public static final String VLLM_BYPASS_EXPLICIT = "vllm-bypass-explicit";
     public static final String VLLM_BYPASS_SHORT_PROMPT = "vllm-bypass-short-prompt";
@@ -52,6 +54,9 @@ public final class FleetRoutes {
         r.route(VLLM_CONTEXT_FIRST, "vllm", vllmPrefill, vllmDecode, "context-first", vllmOptions);
         r.route(VLLM_TWO_DECODES, "vllm", vllmPrefill, "decode-1=" + fleet.vllm().secondDecode().baseUrl() + ","
                 + vllmDecode, "context-first", vllmOptions);
+        r.route(VLLM_PREFIX_AFFINITY, "vllm", vllmPrefill + ",prefill-1=" + fleet.vllm().secondPrefill().baseUrl(),
+                vllmDecode, "context-first", vllmOptions);
+        r.set(VLLM_PREFIX_AFFINITY, "prefill-policy", "prefix-affinity");
 
         String sglPrefill = "prefill-0=" + fleet.sglang().prefill().baseUrl();
         String sglDecode = "decode-0=" + fleet.sglang().decode().baseUrl();

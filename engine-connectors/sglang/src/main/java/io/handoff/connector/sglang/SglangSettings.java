@@ -1,5 +1,6 @@
 package io.handoff.connector.sglang;
 
+import io.handoff.connector.openai.family.RouteOptions;
 import io.handoff.connector.openai.http.ClientSettings;
 import io.handoff.connector.spi.ConnectorConfig;
 import io.handoff.connector.spi.Endpoint;
@@ -22,7 +23,8 @@ import java.util.TreeSet;
  * <li>{@code bootstrap-timeout-seconds}: {@code SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT} of the producers (300)</li>
  * <li>{@code waiting-timeout-seconds}: {@code SGLANG_DISAGGREGATION_WAITING_TIMEOUT} of the consumers (300)</li>
  * <li>{@code connect-timeout-ms} (5000), {@code idle-timeout-seconds} (default: the bootstrap timeout plus 30 s, since
- * a prefill answers only once its decode took the KV), {@code probe-timeout-ms} (5000)</li>
+ * a prefill answers only once its decode took the KV), {@code probe-timeout-ms} (5000), {@code max-connections}
+ * per endpoint (1024: each streaming leg holds one)</li>
  * <li>{@code room-retention-seconds}: how long a minted room stays reserved in this process when its legs never end
  * (default 3600)</li>
  * </ul>
@@ -34,7 +36,7 @@ public record SglangSettings(int defaultBootstrapPort, Map<String, Integer> boot
     static final int DEFAULT_BOOTSTRAP_PORT = 8998;
     private static final Set<String> KNOWN = Set.of("bootstrap-port", "bootstrap-timeout-seconds",
             "waiting-timeout-seconds", "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms",
-            "room-retention-seconds");
+            "room-retention-seconds", RouteOptions.MAX_CONNECTIONS);
 
     public SglangSettings {
         bootstrapPorts = Map.copyOf(bootstrapPorts);
@@ -75,10 +77,8 @@ public record SglangSettings(int defaultBootstrapPort, Map<String, Integer> boot
                 .orElse(DEFAULT_BOOTSTRAP_PORT);
         Duration bootstrap = Duration.ofSeconds(positive(config, "bootstrap-timeout-seconds", 300));
         Duration waiting = Duration.ofSeconds(positive(config, "waiting-timeout-seconds", 300));
-        ClientSettings client = new ClientSettings(
-                Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)),
-                Duration.ofSeconds(positive(config, "idle-timeout-seconds", bootstrap.toSeconds() + 30)),
-                1024);
+        ClientSettings client = RouteOptions.client(config,
+                Duration.ofSeconds(positive(config, "idle-timeout-seconds", bootstrap.toSeconds() + 30)));
         return new SglangSettings(port, ports, hosts, bootstrap, waiting, client,
                 Duration.ofMillis(positive(config, "probe-timeout-ms", 5000)),
                 Duration.ofSeconds(positive(config, "room-retention-seconds", 3600)));

@@ -280,7 +280,7 @@ public final class OpenEngineSimEngine extends SimEngine {
         scheduler.submit(job, blocks, j -> {
             KvHold hold = holds.pin(key, "prefill", j.takeBlocks(blocks), 0, h -> stats.inc(SESSIONS_EXPIRED));
             hold.attach(new ParkedKv(OutputModel.fingerprint(r.promptIds), r.promptIds.length));
-            j.timer(vertx, config.prefillLatencyMs, () -> {
+            j.timer(vertx, prefillMs(r.promptIds), () -> {
                 hold.kind("parked");
                 // the engine-owned lifetime starts when the prefill is done; nothing can renew or release it
                 holds.setTtl(hold, cfg.kvSessionTimeoutMs);
@@ -363,7 +363,7 @@ public final class OpenEngineSimEngine extends SimEngine {
         ParsedRequest r = call.request;
         stats.inc(LOCAL_PREFILLS);
         scheduler.submit(call.job, blocksFor(r.promptIds.length, r.maxTokens * r.sequences), j -> j.timer(vertx,
-            config.prefillLatencyMs, () -> stream(call, OutputModel.fingerprint(r.promptIds))));
+            prefillMs(r.promptIds), () -> stream(call, OutputModel.fingerprint(r.promptIds))));
     }
 
     private void failAccepted(GenerateCall call, ErrorCode code, String message, boolean retryable) {

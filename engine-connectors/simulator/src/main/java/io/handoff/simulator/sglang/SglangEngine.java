@@ -158,7 +158,7 @@ public final class SglangEngine extends SimEngine {
     }
 
     private void aggregated(SglRequest r) {
-        scheduler.submit(r.job, blocksFor(r.promptIds.length, r.maxNew), j -> j.timer(vertx, config.prefillLatencyMs,
+        scheduler.submit(r.job, blocksFor(r.promptIds.length, r.maxNew), j -> j.timer(vertx, prefillMs(r.promptIds),
             () -> deliver(r, run(r, OutputModel.fingerprint(r.promptIds), null), null)));
     }
 
@@ -299,7 +299,7 @@ public final class SglangEngine extends SimEngine {
         KvHold h = holds.get(key);
         h.kind("transferring");
         holds.setTtl(h, 0); // out of the bootstrap queue: the bootstrap timeout no longer applies
-        r.job.timer(vertx, config.prefillLatencyMs + config.transferLatencyMs, () -> {
+        r.job.timer(vertx, prefillMs(r.promptIds) + config.transferLatencyMs, () -> {
             long fp = OutputModel.fingerprint(r.promptIds);
             Generation first = Generation.run(fp, OutputModel.eosIndex(r.promptIds), null, Math.min(1, r.maxNew),
                 0, r.ignoreEos, r.stop);

@@ -294,7 +294,7 @@ public final class TrtllmEngine extends SimEngine {
     private void aggregated(Call call) {
         call.job.onAbort(() -> end(call));
         scheduler.submit(call.job, blocksFor(call.promptIds.length, call.maxTokens), j -> j.timer(vertx,
-            config.prefillLatencyMs, () -> answer(call, run(call, OutputModel.fingerprint(call.promptIds), null,
+            prefillMs(call.promptIds), () -> answer(call, run(call, OutputModel.fingerprint(call.promptIds), null,
                 call.maxTokens), null, OpenAiWire.usage(call.promptIds.length, 0, null))));
     }
 
@@ -328,7 +328,7 @@ public final class TrtllmEngine extends SimEngine {
         scheduler.submit(call.job, blocksFor(call.promptIds.length, 1), j -> {
             KvHold hold = holds.pin(key, "prefill", j.takeBlocks(pool.blocksFor(call.promptIds.length)), 0,
                 h -> stats.inc(TRANSFER_TIMEOUTS));
-            j.timer(vertx, config.prefillLatencyMs, () -> {
+            j.timer(vertx, prefillMs(call.promptIds), () -> {
                 Generation first = firstToken(call);
                 hold.attach(new Parked(OutputModel.fingerprint(call.promptIds), first.size() > 0 ? first.id(0) : 0));
                 hold.kind("parked");
@@ -432,7 +432,7 @@ public final class TrtllmEngine extends SimEngine {
         KvHold h = holds.get(key);
         h.kind("transferring");
         holds.setTtl(h, cfg.kvTransferTimeoutMs);
-        call.job.timer(vertx, config.prefillLatencyMs + config.transferLatencyMs, () -> {
+        call.job.timer(vertx, prefillMs(call.promptIds) + config.transferLatencyMs, () -> {
             Generation first = firstToken(call);
             if (!w.isOpen()) {
                 holds.release(key, FreeReason.FAILURE);

@@ -85,7 +85,7 @@ final class VllmDecodeLeg {
             if (ar.failed() || ar.result().status != 200) {
                 engine.counters().inc(VllmEngine.FAILED_TRANSFERS);
                 if ("recompute".equals(engine.cfg.kvLoadFailurePolicy)) {
-                    job.timer(engine.vx(), engine.engineConfig().prefillLatencyMs, () -> engine.generate(call, job, w,
+                    job.timer(engine.vx(), engine.recomputeMs(call.req.promptIds), () -> engine.generate(call, job, w,
                         OutputModel.fingerprint(call.req.promptIds), null));
                 } else {
                     engine.failRequest(call, job, w, "Internal server error");

@@ -206,7 +206,8 @@ public final class VllmEngine extends SimEngine {
         Job job = newJob(call.internalId, call.rc);
         SseWriter w = openStream(call);
         int max = effectiveMaxTokens(call.req);
-        scheduler.submit(job, blocksFor(call.req.promptIds.length, max), j -> j.timer(vertx, config.prefillLatencyMs,
+        scheduler.submit(job, blocksFor(call.req.promptIds.length, max), j -> j.timer(vertx,
+            prefillMs(call.req.promptIds),
             () -> generate(call, j, w, OutputModel.fingerprint(call.req.promptIds), null)));
     }
 
@@ -272,7 +273,7 @@ public final class VllmEngine extends SimEngine {
             hold.attach(new Parked(fingerprint, call.req.promptIds.length));
             // abort before the prefill finished: the request is not LENGTH_CAPPED, blocks are freed at once
             j.onAbort(() -> holds.release(call.internalId, FreeReason.ABORT));
-            j.timer(vertx, config.prefillLatencyMs, () -> {
+            j.timer(vertx, prefillMs(call.req.promptIds), () -> {
                 Generation g = Generation.run(fingerprint, OutputModel.eosIndex(call.req.promptIds), null, max,
                     call.req.minTokens, call.req.ignoreEos, call.req.stop);
                 boolean delayFree = "length".equals(g.finishReason())
@@ -339,6 +340,11 @@ public final class VllmEngine extends SimEngine {
 
     HoldTable holdTable() {
         return holds;
+    }
+
+    /** {@link #prefillMs} for the decode leg's recompute after a failed KV load. */
+    long recomputeMs(int[] promptIds) {
+        return prefillMs(promptIds);
     }
 
     EngineStats counters() {

@@ -27,14 +27,16 @@ import java.util.Set;
  * Replicas that share workers must have distinct node ids.</li>
  * <li>{@code decode-margin-ms}: how long before the context's hold may end a context-first generation is no longer
  * sent (default 2000)</li>
- * <li>{@code connect-timeout-ms} (5000), {@code idle-timeout-seconds} (300), {@code probe-timeout-ms} (5000)</li>
+ * <li>{@code connect-timeout-ms} (5000), {@code idle-timeout-seconds} (300), {@code probe-timeout-ms} (5000),
+ * {@code max-connections} per endpoint (1024: each streaming leg holds one)</li>
  * </ul>
  */
 public record TrtllmSettings(Set<ScheduleStyle> styles, Duration hold, Optional<String> authKey, int nodeId,
         Duration decodeMargin, ClientSettings client, Duration probeTimeout) {
 
     static final Set<String> KNOWN = Set.of("schedule-styles", "kv-transfer-timeout-ms", "auth-key", "node-id",
-            "decode-margin-ms", "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms");
+            "decode-margin-ms", "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms",
+            RouteOptions.MAX_CONNECTIONS);
 
     public TrtllmSettings {
         styles = Set.copyOf(styles);

@@ -53,14 +53,34 @@ public final class RouteOptions {
         }
     }
 
+    /** The option naming the most connections the route's client keeps to one endpoint. */
+    public static final String MAX_CONNECTIONS = "max-connections";
+
     /**
-     * The engine client of the route: {@code connect-timeout-ms} (default 5000) and {@code idle-timeout-seconds}
-     * (default 300: the longest silence on a leg), with room for 1024 connections per endpoint.
+     * The engine client of the route: {@code connect-timeout-ms} (default 5000), {@code idle-timeout-seconds}
+     * (default 300: the longest silence on a leg) and {@code max-connections} per endpoint ({@link #maxConnections}).
      */
     public static ClientSettings client(ConnectorConfig config) {
-        return new ClientSettings(
-                Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)),
-                Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)),
-                1024);
+        return client(config, Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)));
+    }
+
+    /** The engine client of the route with a family's own idle timeout. */
+    public static ClientSettings client(ConnectorConfig config, Duration idleTimeout) {
+        return new ClientSettings(Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)), idleTimeout,
+                maxConnections(config));
+    }
+
+    /**
+     * {@code max-connections} (default {@value ClientSettings#DEFAULT_MAX_CONNECTIONS}): every streaming leg holds
+     * one connection to its engine for its whole life, so this bounds the streams one endpoint can serve at once
+     * through this replica; a leg beyond it waits for a connection to come free.
+     */
+    static int maxConnections(ConnectorConfig config) {
+        long value = positive(config, MAX_CONNECTIONS, ClientSettings.DEFAULT_MAX_CONNECTIONS);
+        if (value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("route " + config.route() + ": " + MAX_CONNECTIONS
+                    + " must be at most " + Integer.MAX_VALUE);
+        }
+        return (int) value;
     }
 }

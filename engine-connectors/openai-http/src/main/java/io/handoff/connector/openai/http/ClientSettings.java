@@ -12,7 +12,10 @@ import java.time.Duration;
  */
 public record ClientSettings(Duration connectTimeout, Duration idleTimeout, int poolSize) {
 
+    /** Connections per endpoint when a route does not say. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+
     public static ClientSettings defaults() {
-        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), 1024);
+        return new ClientSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), DEFAULT_MAX_CONNECTIONS);
     }
 }
