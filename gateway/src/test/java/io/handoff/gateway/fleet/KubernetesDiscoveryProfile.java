@@ -41,6 +41,8 @@ public class KubernetesDiscoveryProfile extends ControlPlaneProfile {
         config.put(route + "family", "vllm");
         config.put(route + "options.hold-mode", "fixed");
         config.put(route + "options.hold-seconds", "480");
+        // a ring of prefix-affinity that starts empty and is filled by discovery
+        config.put(route + "prefill-policy", "prefix-affinity");
         for (String pool : List.of("prefill", "decode")) {
             config.put(route + pool + "-discovery.kubernetes.namespace", NAMESPACE);
             config.put(route + pool + "-discovery.kubernetes.label-selector", SELECTOR_LABEL + "=" + onlyPool(pool));
