@@ -23,15 +23,18 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class GatewayGrpc implements Target {
 
-    private static final long DEADLINE_SECONDS = 60;
+    /** The deadline of a call beyond the time its tokens take to come at the simulators' pace. */
+    private static final long DEADLINE_MARGIN_MS = 60_000;
 
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final List<InferenceGrpc.InferenceStub> stubs = new ArrayList<>();
     private final AtomicLong next = new AtomicLong();
     private final String model;
     private final int maxTokens;
+    private final long deadlineMs;
 
-    GatewayGrpc(String target, int channelCount, String model, int maxTokens) {
+    /** {@code tokenIntervalMs}: the simulators' pace, so that a call of slowly paced tokens is not cut short. */
+    GatewayGrpc(String target, int channelCount, String model, int maxTokens, long tokenIntervalMs) {
         for (int i = 0; i < channelCount; i++) {
             ManagedChannel channel = NettyChannelBuilder.forTarget(target).usePlaintext().directExecutor().build();
             channels.add(channel);
@@ -39,6 +42,7 @@ final class GatewayGrpc implements Target {
         }
         this.model = model;
         this.maxTokens = maxTokens;
+        this.deadlineMs = DEADLINE_MARGIN_MS + 2 * maxTokens * tokenIntervalMs;
     }
 
     @Override
@@ -59,7 +63,7 @@ final class GatewayGrpc implements Target {
                 .setKv(KvOptions.newBuilder().setScheduleStyle(KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST))
                 .build();
         InferenceGrpc.InferenceStub stub = stubs.get((int) (next.getAndIncrement() % stubs.size()));
-        stub.withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS).generate(request, new Reader(listener));
+        stub.withDeadlineAfter(deadlineMs, TimeUnit.MILLISECONDS).generate(request, new Reader(listener));
     }
 
     /** Checks one Generate stream as it comes. */

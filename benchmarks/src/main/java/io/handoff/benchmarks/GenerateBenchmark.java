@@ -29,7 +29,8 @@ public final class GenerateBenchmark {
     static final double AIM_THROUGHPUT_RATIO = 0.70;
     static final double AIM_ADDED_P50_MS = 1.0;
     private static final Duration SLICE = Duration.ofSeconds(5);
-    private static final Duration DRAIN = Duration.ofSeconds(60);
+    /** How long a phase may take to drain beyond the time its requests' tokens take at the simulators' pace. */
+    private static final Duration DRAIN_MARGIN = Duration.ofSeconds(60);
     /** About 75 prompt tokens for the simulator's tokenizer; the request number is appended to each. */
     static final String PROMPT = "Explain, step by step and for a reader who has never seen a data centre, how a"
             + " large language model serves one request when the work of reading the prompt and the work of writing"
@@ -38,6 +39,8 @@ public final class GenerateBenchmark {
     private final GenerateOptions o;
     private final Vertx vertx;
     private final List<Target> targets;
+    /** How long a phase may take to drain: its slowest requests must end before the next target's phase begins. */
+    private final Duration drain;
     private final List<Tally> everyTally = new ArrayList<>();
     private final MemoryWatch memory;
     /** Each watched process's resident set once the probes ran, before any load: the base of "per open stream". */
@@ -50,6 +53,7 @@ public final class GenerateBenchmark {
         this.vertx = vertx;
         this.targets = targets;
         this.memory = new MemoryWatch(o.watch());
+        this.drain = DRAIN_MARGIN.plusMillis(2L * o.maxTokens() * o.tokenIntervalMs());
     }
 
     public static void main(String[] args) throws Exception {
@@ -83,7 +87,8 @@ public final class GenerateBenchmark {
             int pool = o.concurrency() + 16;
             targets.add(new DirectLegs(vertx, o.prefill(), o.decode(), o.model(), o.maxTokens(), pool));
             if (o.mode().grpc()) {
-                targets.add(new GatewayGrpc(o.gatewayGrpc(), o.channels(), o.model(), o.maxTokens()));
+                targets.add(new GatewayGrpc(o.gatewayGrpc(), o.channels(), o.model(), o.maxTokens(),
+                        o.tokenIntervalMs()));
             }
             if (o.mode().http()) {
                 targets.add(new GatewayHttp(vertx, o.gatewayHttp(), o.model(), o.maxTokens(), pool));
@@ -151,7 +156,7 @@ public final class GenerateBenchmark {
         long errors = everyTally.stream().mapToLong(t -> t.errors.count()).sum();
         System.out.println();
         System.out.printf("errors (warm-up, measured, drain) = %d%s%n", errors,
-                drainFailures == 0 ? "" : "   (" + drainFailures + " phase(s) did not drain in " + DRAIN.toSeconds()
+                drainFailures == 0 ? "" : "   (" + drainFailures + " phase(s) did not drain in " + drain.toSeconds()
                         + " s)");
         for (Tally t : everyTally) {
             t.errors.kept().forEach(e -> System.out.println("  error (" + t.errors.phase() + "): " + e));
@@ -207,9 +212,9 @@ public final class GenerateBenchmark {
             TimeUnit.NANOSECONDS.sleep(slice);
             long done = loop.completedTotal();
             double seconds = (System.nanoTime() - start) / 1e9;
-            if (!loop.stop(DRAIN)) {
+            if (!loop.stop(drain)) {
                 tally.errors.add("warm-up drain", new IllegalStateException("requests still in flight after "
-                        + DRAIN.toSeconds() + " s"));
+                        + drain.toSeconds() + " s"));
             }
             trace.add(String.format("%s %.0f", tally.target.key(), done / seconds));
         }
@@ -238,7 +243,7 @@ public final class GenerateBenchmark {
         Map<String, Double> cores = cpu.stop();
         long requests = loop.completedWhileRecording();
         String memoryOpen = memoryWithStreamsOpen();
-        boolean drained = loop.stop(DRAIN);
+        boolean drained = loop.stop(drain);
         tally.window(seconds, requests, cores);
         System.out.printf("  round %d/%d  %-30s %7.0f req/s  (%d requests in %.1f s; errors so far %d)%n",
                 round + 1, o.rounds(), tally.target.name(), requests / seconds, requests, seconds,
@@ -290,7 +295,7 @@ public final class GenerateBenchmark {
         loop.recording(false);
         double seconds = (System.nanoTime() - start) / 1e9;
         Map<String, Double> cores = cpu.stop();
-        if (!loop.stop(DRAIN)) {
+        if (!loop.stop(drain)) {
             tallies.values().iterator().next().errors.add("drain", new IllegalStateException(
                     "the one-in-flight request did not end"));
         }
