@@ -26,6 +26,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -203,6 +208,35 @@ class AdmissionQueueTest extends FleetTestSupport {
         // the slot it never took is free: the next request runs at once
         GenerateRequest after = request(FleetRoutes.VLLM_QUEUED, requestId("after"), TOKENS);
         assertFinishedOnce(run(after), after.getRequestId(), FinishReason.FINISH_REASON_LENGTH);
+    }
+
+    @Test
+    void anHttpClientThatClosesItsConnectionWhileWaitingLeavesTheQueue() throws IOException {
+        double cancelled = waits(FleetRoutes.VLLM_QUEUED, "cancelled");
+        StreamingGenerate first = startRunning(FleetRoutes.VLLM_QUEUED, "first");
+        String id = requestId("http-closed");
+        String body = "{\"model\":\"" + FleetRoutes.VLLM_QUEUED + "\",\"prompt\":\"" + prompt(id)
+                + "\",\"max_tokens\":" + TOKENS + "}";
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), base.getPort())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "X-Request-Id: " + id + "\r\nContent-Length: " + bytes.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(bytes);
+            out.flush();
+            awaitDepth(FleetRoutes.VLLM_QUEUED, 1);
+        }
+
+        awaitDepth(FleetRoutes.VLLM_QUEUED, 0);
+        Awaitility.await("the closed connection's wait is measured").atMost(StreamingGenerate.WAIT)
+                .until(() -> waits(FleetRoutes.VLLM_QUEUED, "cancelled") == cancelled + 1);
+        assertTrue(sessions.of(id).isEmpty(), "the request whose client went away got a session");
+        decode.resume();
+        assertFinishedOnce(first.awaitEnd(), first.request().getRequestId(), FinishReason.FINISH_REASON_LENGTH);
+        GenerateRequest after = request(FleetRoutes.VLLM_QUEUED, requestId("after"), TOKENS);
+        assertFinishedOnce(run(after), after.getRequestId(), FinishReason.FINISH_REASON_LENGTH);
+        assertTrue(sessions.of(id).isEmpty(), "the request whose client went away ran after all");
     }
 
     @Test
