@@ -36,6 +36,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Every Generate, orchestrated or a participant's leg, goes through one admission routine ({@link #admit}): find the
@@ -64,11 +65,13 @@ public class GenerateOrchestrator {
     private final DrainState drain;
     private final Vertx vertx;
     private final TenantRateLimits limits;
+    private final AdmissionQueues queues;
 
     public GenerateOrchestrator(RouteRegistry routes, SessionService sessions, LeaseKeeper keeper, LiveRequests live,
             GenerateMetrics metrics, RecentHandoffs recent, HandoffTracing tracing, OrchestrationConfig config,
-            DrainState drain, Vertx vertx, TenantRateLimits limits) {
+            DrainState drain, Vertx vertx, TenantRateLimits limits, AdmissionQueues queues) {
         this.limits = limits;
+        this.queues = queues;
         this.recent = recent;
         this.vertx = vertx;
         this.routes = routes;
@@ -223,10 +226,51 @@ public class GenerateOrchestrator {
 
     /**
      * The steps after the checks and the rate limits: the route's bulkhead, the endpoints, the id, the session. A
-     * refusal gives back what the earlier steps took.
+     * refusal gives back what the earlier steps took. On a route with an admission queue, a request that finds no
+     * slot (or finds others waiting for one) waits for its turn instead of being refused ({@link AdmissionQueue}).
      */
     private Multi<GenerateResponse> accept(String tenant, GenerateRequest request, Route route, Entry entry,
             RequestTrace trace, long arrivedNanos) {
+        Optional<AdmissionQueue> queue = queues.of(route);
+        Supplier<Admitted> attempt = () -> take(tenant, request, route, entry, trace, arrivedNanos, queue);
+        try {
+            if (queue.isEmpty() || !queue.get().anyWaiting()) {
+                try {
+                    return attempt.get().run();
+                } catch (GenerateRefusal refusal) {
+                    if (queue.isEmpty() || !refusal.awaitsSlot()) {
+                        throw refusal;
+                    }
+                    return queued(queue.get(), attempt, refusal, route, trace);
+                }
+            }
+            // no overtaking: a newcomer queues behind those waiting, even if a slot has just freed
+            return queued(queue.get(), attempt, null, route, trace);
+        } catch (GenerateRefusal refusal) {
+            refused(route, refusal, trace);
+            // a failed stream, not a throw: admit's own catch would record the refusal a second time
+            return Multi.createFrom().failure(refusal);
+        }
+    }
+
+    /** Waits in the route's queue; a refusal there (full, timed out, refused at its turn) is recorded once. */
+    private Multi<GenerateResponse> queued(AdmissionQueue queue, Supplier<Admitted> attempt, GenerateRefusal why,
+            Route route, RequestTrace trace) {
+        return queue.await(attempt, why)
+                .onFailure(GenerateRefusal.class).invoke(f -> refused(route, (GenerateRefusal) f, trace))
+                .onItem().transformToMulti(Admitted::run);
+    }
+
+    /**
+     * One try at the steps that take something. A refusal gives back what this try took and is thrown unrecorded:
+     * the caller decides whether it is final or waited out. A request that waited is new work only if it still is:
+     * a drain that began meanwhile refuses it.
+     */
+    private Admitted take(String tenant, GenerateRequest request, Route route, Entry entry, RequestTrace trace,
+            long arrivedNanos, Optional<AdmissionQueue> queue) {
+        if (entry.charged()) {
+            refuseWhileDraining();
+        }
         Reservation reservation = null;
         try {
             reservation = new Reservation(route, live);
@@ -234,13 +278,9 @@ public class GenerateOrchestrator {
                     reservation, trace, arrivedNanos);
             Multi<GenerateResponse> run = start(entry, a);
             Reservation taken = reservation;
-            return run.onFailure(f -> !taken.isAccepted()).invoke(f -> refusedLater(route, taken, trace, f));
-        } catch (GenerateRefusal refusal) {
-            if (reservation != null) {
-                reservation.cancel();
-            }
-            refused(route, refusal, trace);
-            throw refusal;
+            queue.ifPresent(q -> taken.whenFreed(q::drain));
+            return new Admitted(taken, run.onFailure(f -> !taken.isAccepted())
+                    .invoke(f -> refusedLater(route, taken, trace, f)));
         } catch (RuntimeException e) {
             if (reservation != null) {
                 reservation.cancel();

@@ -17,22 +17,24 @@ public final class GenerateRefusal extends RuntimeException {
     private final boolean retryable;
     private final boolean unavailable;
     private final Duration retryAfter;
+    private final boolean noSlot;
 
     public GenerateRefusal(ErrorCode code, boolean retryable, String message) {
         this(code, retryable, false, message);
     }
 
     private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message) {
-        this(code, retryable, unavailable, message, null);
+        this(code, retryable, unavailable, message, null, false);
     }
 
     private GenerateRefusal(ErrorCode code, boolean retryable, boolean unavailable, String message,
-            Duration retryAfter) {
+            Duration retryAfter, boolean noSlot) {
         super(ClientText.withoutAddresses(message), null, false, false);
         this.code = code;
         this.retryable = retryable;
         this.unavailable = unavailable;
         this.retryAfter = retryAfter;
+        this.noSlot = noSlot;
     }
 
     /**
@@ -40,7 +42,21 @@ public final class GenerateRefusal extends RuntimeException {
      * (HTTP 429 with Retry-After, gRPC RESOURCE_EXHAUSTED with the wait in its trailers).
      */
     public static GenerateRefusal rateLimited(String message, Duration retryAfter) {
-        return new GenerateRefusal(ErrorCode.ERROR_CODE_OVERLOADED, true, false, message, retryAfter);
+        return new GenerateRefusal(ErrorCode.ERROR_CODE_OVERLOADED, true, false, message, retryAfter, false);
+    }
+
+    /**
+     * The route has no slot now: its bulkhead is full, or every endpoint of a pool that takes traffic is at its limit.
+     * OVERLOADED, as any overload; the one refusal a request may wait out in the route's admission queue, because a
+     * request of the route that ends frees such a slot.
+     */
+    static GenerateRefusal noSlot(String message) {
+        return new GenerateRefusal(ErrorCode.ERROR_CODE_OVERLOADED, true, false, message, null, true);
+    }
+
+    /** Whether this is {@link #noSlot}: one of the route's requests that ends frees what this one lacked. */
+    boolean awaitsSlot() {
+        return noSlot;
     }
 
     /** The wait a rate limit asks for; empty for every other refusal. */
@@ -57,7 +73,7 @@ public final class GenerateRefusal extends RuntimeException {
     public static GenerateRefusal noEndpoint(String route, String role, PoolShortage shortage) {
         String none = "no " + role + " endpoint of route " + route + " is available";
         return switch (shortage.kind()) {
-            case FULL -> overloaded(none + ": every one is at its limit of outstanding requests");
+            case FULL -> noSlot(none + ": every one is at its limit of outstanding requests");
             case OUT_OF_SERVICE -> new GenerateRefusal(ErrorCode.ERROR_CODE_INTERNAL, true, true, none
                     + ": every one is out of service after failures, until a probe finds it healthy again");
             case MISCONFIGURED -> new GenerateRefusal(shortage.wrongRole() ? ErrorCode.ERROR_CODE_ROLE_MISMATCH

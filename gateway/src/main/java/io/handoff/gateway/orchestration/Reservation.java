@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What admission has taken so far: a place in the route's bulkhead, endpoints, the request id. Given back at
- * once on refusal; after acceptance the run gives back the endpoints and calls {@link #leave()}.
+ * once on refusal; after acceptance the run gives back the endpoints and calls {@link #leave()}. Once every step
+ * that takes something has passed, {@link #whenFreed} names who is told when it is all given back (the route's
+ * admission queue, whose head may then take it).
  */
 final class Reservation {
     private final Route route;
@@ -21,12 +23,13 @@ final class Reservation {
     private PooledEndpoint prefill;
     private PooledEndpoint decode;
     private LiveRequests.RequestHandle handle;
+    private volatile Runnable freed = () -> { };
 
     private final LiveRequests live;
 
     Reservation(Route route, LiveRequests live) {
         if (!route.admit()) {
-            throw GenerateRefusal.overloaded("route " + route.name() + " is at its limit of "
+            throw GenerateRefusal.noSlot("route " + route.name() + " is at its limit of "
                     + route.settings().maxInFlight() + " requests in flight");
         }
         this.route = route;
@@ -54,6 +57,15 @@ final class Reservation {
         handle = live.claim(tenant, requestId).orElseThrow(() -> new GenerateRefusal(
                 ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, "request " + requestId + " is already running"));
         return handle;
+    }
+
+    /**
+     * Who is told once everything is given back. Set only after the steps that take something passed: a try that
+     * is refused gives back what it took only for a moment, and telling the queue of that would have its head try
+     * again, and be refused again, without end.
+     */
+    void whenFreed(Runnable action) {
+        freed = action;
     }
 
     void accepted() {
@@ -84,6 +96,7 @@ final class Reservation {
                 live.unregister(handle.tenant(), handle.requestId(), handle);
             }
             route.leave();
+            freed.run();
         }
     }
 }

@@ -94,6 +94,12 @@ public final class RouteFactory {
         if (!(s.prefixLoadBound() > 1.0) || Double.isInfinite(s.prefixLoadBound())) {
             throw refuse(s, "prefix-affinity.load-bound", s.prefixLoadBound() + " must be a number above 1");
         }
+        if (s.queueMaxWaiting() < 0) {
+            throw refuse(s, "queue.max-waiting", "must be 0 (no queue) or more");
+        }
+        if (s.queueTimeout().isZero() || s.queueTimeout().isNegative()) {
+            throw refuse(s, "queue.timeout", s.queueTimeout() + " must be above zero");
+        }
         Duration max = leaseMax(s, caps);
         Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
         if (initial.isZero() || initial.isNegative() || initial.compareTo(max) > 0) {

@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  * @param leaseDefault empty: the deployment's default lease
  * @param leaseMax     empty: the shorter of the deployment's maximum and the engine's KV hold
  * @param prefixLoadBound prefix-affinity's bound, a multiple of the pool's average outstanding requests
+ * @param queueMaxWaiting requests that may wait for a slot when the route is full; 0: none wait, they are refused
+ * @param queueTimeout    the longest a request waits for a slot
  */
 public record RouteSettings(
         String name,
@@ -40,6 +42,8 @@ public record RouteSettings(
         Duration breakerOpenFor,
         int maxOutstandingPerEndpoint,
         int maxInFlight,
+        int queueMaxWaiting,
+        Duration queueTimeout,
         EndpointPolicy prefillPolicy,
         EndpointPolicy decodePolicy,
         PromptPrefix prefix,
@@ -57,6 +61,8 @@ public record RouteSettings(
     static final String DEFAULT_BREAKER_OPEN_FOR = "10s";
     static final String DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT = "256";
     static final String DEFAULT_MAX_IN_FLIGHT = "1024";
+    static final String DEFAULT_QUEUE_MAX_WAITING = "0";
+    static final String DEFAULT_QUEUE_TIMEOUT = "5s";
     static final String DEFAULT_PREFIX_BLOCK_TOKENS = "16";
     static final String DEFAULT_PREFIX_BLOCKS = "8";
     static final String DEFAULT_PREFIX_LOAD_BOUND = "1.25";
@@ -89,6 +95,7 @@ public record RouteSettings(
                 .leaseMax(leaseMax).prefillTimeout(prefillTimeout).decodeIdleTimeout(decodeIdleTimeout)
                 .decodeAttempts(decodeAttempts).breakerFailures(breakerFailures).breakerOpenFor(breakerOpenFor)
                 .maxOutstandingPerEndpoint(maxOutstandingPerEndpoint).maxInFlight(maxInFlight)
+                .queueMaxWaiting(queueMaxWaiting).queueTimeout(queueTimeout)
                 .prefillPolicy(prefillPolicy).decodePolicy(decodePolicy).prefix(prefix)
                 .prefixLoadBound(prefixLoadBound).options(options);
     }
@@ -116,6 +123,8 @@ public record RouteSettings(
                 .breakerOpenFor(c.breakerOpenFor())
                 .maxOutstandingPerEndpoint(c.maxOutstandingPerEndpoint())
                 .maxInFlight(c.maxInFlight())
+                .queueMaxWaiting(c.queue().maxWaiting())
+                .queueTimeout(c.queue().timeout())
                 .prefillPolicy(EndpointPolicy.parse(name, "prefill-policy", c.prefillPolicy()))
                 .decodePolicy(EndpointPolicy.parse(name, "decode-policy", c.decodePolicy()))
                 .prefix(prefix(name, c.prefixAffinity()))
@@ -149,6 +158,8 @@ public record RouteSettings(
         private Duration breakerOpenFor = seconds(DEFAULT_BREAKER_OPEN_FOR);
         private int maxOutstandingPerEndpoint = Integer.parseInt(DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT);
         private int maxInFlight = Integer.parseInt(DEFAULT_MAX_IN_FLIGHT);
+        private int queueMaxWaiting = Integer.parseInt(DEFAULT_QUEUE_MAX_WAITING);
+        private Duration queueTimeout = seconds(DEFAULT_QUEUE_TIMEOUT);
         private EndpointPolicy prefillPolicy = EndpointPolicy.LEAST_OUTSTANDING;
         private EndpointPolicy decodePolicy = EndpointPolicy.LEAST_OUTSTANDING;
         private PromptPrefix prefix = PromptPrefix.DEFAULT;
@@ -243,6 +254,16 @@ public record RouteSettings(
             return this;
         }
 
+        public Builder queueMaxWaiting(int value) {
+            queueMaxWaiting = value;
+            return this;
+        }
+
+        public Builder queueTimeout(Duration value) {
+            queueTimeout = value;
+            return this;
+        }
+
         public Builder prefillPolicy(EndpointPolicy value) {
             prefillPolicy = value;
             return this;
@@ -272,7 +293,7 @@ public record RouteSettings(
             return new RouteSettings(name, model, aliases, engineModel, family, prefill, decode, defaultStyle,
                     styles == null ? Set.of(defaultStyle) : styles, bypass, leaseDefault, leaseMax, prefillTimeout,
                     decodeIdleTimeout, decodeAttempts, breakerFailures, breakerOpenFor, maxOutstandingPerEndpoint,
-                    maxInFlight, prefillPolicy, decodePolicy, prefix, prefixLoadBound, options);
+                    maxInFlight, queueMaxWaiting, queueTimeout, prefillPolicy, decodePolicy, prefix, prefixLoadBound, options);
         }
 
         /** The defaults above are whole seconds, in configuration's spelling ({@code 60s}). */

@@ -92,9 +92,11 @@ public interface RoutingConfig {
         @WithDefault(RouteSettings.DEFAULT_MAX_OUTSTANDING_PER_ENDPOINT)
         int maxOutstandingPerEndpoint();
 
-        /** Requests the route runs at once (its bulkhead); beyond it a Generate is refused as OVERLOADED. */
+        /** Requests the route runs at once (its bulkhead); beyond it a Generate waits in the queue or is refused. */
         @WithDefault(RouteSettings.DEFAULT_MAX_IN_FLIGHT)
         int maxInFlight();
+
+        Queue queue();
 
         /** How the prefill pool chooses an endpoint: least-outstanding, power-of-two or prefix-affinity. */
         @WithDefault(EndpointPolicy.DEFAULT)
@@ -108,6 +110,16 @@ public interface RoutingConfig {
 
         /** Family-specific connector options, documented in mappings/&lt;family&gt;.md. */
         Map<String, String> options();
+    }
+
+    interface Queue {
+        /** Requests that may wait for a slot when the route is full; 0 refuses them at once as OVERLOADED. */
+        @WithDefault(RouteSettings.DEFAULT_QUEUE_MAX_WAITING)
+        int maxWaiting();
+
+        /** Longest wait for a slot; then the request is refused as OVERLOADED. */
+        @WithDefault(RouteSettings.DEFAULT_QUEUE_TIMEOUT)
+        Duration timeout();
     }
 
     interface PrefixAffinity {

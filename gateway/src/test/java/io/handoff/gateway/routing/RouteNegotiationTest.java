@@ -121,6 +121,15 @@ class RouteNegotiationTest {
     }
 
     @Test
+    void aNegativeQueueOrAQueueTimeoutOfZero() {
+        RouteSettings base = vllm(Set.of(ScheduleStyle.CONTEXT_FIRST), BypassPolicy.NEVER, Optional.empty());
+        refused(base.toBuilder().queueMaxWaiting(-1).build(), "queue.max-waiting", "0 (no queue) or more");
+        refused(base.toBuilder().queueMaxWaiting(8).queueTimeout(Duration.ZERO).build(), "queue.timeout",
+                "above zero");
+        factory.negotiate(base.toBuilder().queueMaxWaiting(8).queueTimeout(Duration.ofMillis(1)).build());
+    }
+
+    @Test
     void anOptionTheConnectorDoesNotKnow() {
         refused(route("sglang", ScheduleStyle.GENERATION_FIRST, Set.of(ScheduleStyle.GENERATION_FIRST),
                 BypassPolicy.NEVER, Optional.empty(), DECODE, 16, Map.of("hold-mode", "fixed")),

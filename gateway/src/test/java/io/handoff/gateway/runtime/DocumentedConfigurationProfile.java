@@ -55,6 +55,8 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-failures", "4"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-open-for", "15s"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "max-in-flight", "77"),
+            // not the default (0, no queue), so that the route's queue is made and the test sees it was read
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "queue.max-waiting", "3"),
             // not the defaults, so that the test sees the policies were read
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-policy", "prefix-affinity"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-policy", "power-of-two"),

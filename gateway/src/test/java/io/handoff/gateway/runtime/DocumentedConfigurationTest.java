@@ -51,6 +51,8 @@ class DocumentedConfigurationTest {
         assertEquals(12, route.settings().bypass().shortPromptTokens());
         assertEquals(Duration.ofSeconds(20), route.settings().leaseDefault().orElseThrow());
         assertEquals(77, route.settings().maxInFlight());
+        assertEquals(3, route.settings().queueMaxWaiting());
+        assertEquals(Duration.ofSeconds(5), route.settings().queueTimeout());
         assertEquals(4, route.settings().breakerFailures());
         assertEquals(EndpointPolicy.PREFIX_AFFINITY, route.settings().prefillPolicy());
         assertEquals(EndpointPolicy.POWER_OF_TWO, route.settings().decodePolicy());

@@ -31,6 +31,15 @@ public final class FleetRoutes {
     public static final String VLLM_STALLING_DECODE = "vllm-stalling-decode";
     public static final String VLLM_BYPASS_STALLING_DECODE = "vllm-bypass-stalling-decode";
     public static final Duration SHORT_IDLE = Duration.ofSeconds(1);
+    /**
+     * vLLM through {@link StallingProxy} (so a test holds a request running for as long as it likes) that runs one
+     * request at a time (max-in-flight 1) and lets {@link #QUEUE_MAX_WAITING} more wait up to {@link #QUEUE_TIMEOUT}.
+     */
+    public static final String VLLM_QUEUED = "vllm-queued";
+    /** As {@link #VLLM_QUEUED}, but full because each endpoint takes one request (max-outstanding-per-endpoint 1). */
+    public static final String VLLM_QUEUED_ENDPOINTS = "vllm-queued-endpoints";
+    public static final int QUEUE_MAX_WAITING = 2;
+    public static final Duration QUEUE_TIMEOUT = Duration.ofSeconds(10);
 
     /** Every orchestrated route with the family serving it. */
     public static final Map<String, String> FAMILY_OF = Map.of(
@@ -81,6 +90,15 @@ public final class FleetRoutes {
         r.route(VLLM_BYPASS_STALLING_DECODE, "vllm", vllmPrefill, stallingDecode, "context-first", vllmOptions);
         r.set(VLLM_BYPASS_STALLING_DECODE, "bypass.when", "always");
         r.set(VLLM_BYPASS_STALLING_DECODE, "decode-idle-timeout", SHORT_IDLE.toMillis() + "ms");
+
+        r.route(VLLM_QUEUED, "vllm", vllmPrefill, stallingDecode, "context-first", vllmOptions);
+        r.set(VLLM_QUEUED, "max-in-flight", "1");
+        r.route(VLLM_QUEUED_ENDPOINTS, "vllm", vllmPrefill, stallingDecode, "context-first", vllmOptions);
+        r.set(VLLM_QUEUED_ENDPOINTS, "max-outstanding-per-endpoint", "1");
+        for (String queued : List.of(VLLM_QUEUED, VLLM_QUEUED_ENDPOINTS)) {
+            r.set(queued, "queue.max-waiting", Integer.toString(QUEUE_MAX_WAITING));
+            r.set(queued, "queue.timeout", QUEUE_TIMEOUT.toSeconds() + "s");
+        }
 
         r.route(VLLM_BYPASS_ALWAYS, "vllm", vllmPrefill, vllmDecode, "context-first", vllmOptions);
         r.set(VLLM_BYPASS_ALWAYS, "bypass.when", "always");
