@@ -9,7 +9,6 @@ import io.smallrye.mutiny.subscription.MultiEmitter;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
@@ -31,7 +30,7 @@ import java.util.function.Consumer;
  */
 public final class EngineHttpClient implements AutoCloseable {
 
-    private final HttpClient client;
+    private final ConnectionShards shards;
     private final ClientSettings settings;
 
     public EngineHttpClient(Vertx vertx, ClientSettings settings) {
@@ -39,18 +38,19 @@ public final class EngineHttpClient implements AutoCloseable {
         // The trace context an engine sees is the one the gateway hands over for the leg (the connector forwards
         // it as headers); a tracer installed on the Vert.x instance must neither add a span of its own nor
         // replace those headers with its own traceparent.
-        this.client = vertx.createHttpClient(new HttpClientOptions()
-                .setConnectTimeout((int) settings.connectTimeout().toMillis())
-                .setMaxPoolSize(settings.poolSize())
-                .setKeepAlive(true)
-                .setTracingPolicy(TracingPolicy.IGNORE));
+        this.shards = new ConnectionShards(settings.poolSize(), connections -> vertx.createHttpClient(
+                new HttpClientOptions()
+                        .setConnectTimeout((int) settings.connectTimeout().toMillis())
+                        .setMaxPoolSize(connections)
+                        .setKeepAlive(true)
+                        .setTracingPolicy(TracingPolicy.IGNORE)));
     }
 
     /** A GET whose whole answer is returned, whatever its status (discovery reads non-2xx too). */
     public Uni<HttpReply> get(Endpoint endpoint, String path, Duration timeout) {
         RequestOptions options = options(HttpMethod.GET, endpoint.uri(), path, Map.of(), timeout);
         String what = "GET " + path + " on " + endpoint.name();
-        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<HttpReply>(client, options, null, what, em) {
+        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<HttpReply>(shards, options, null, what, em) {
             @Override
             void onAnswer(int status, Buffer answer) {
                 succeed(() -> em.complete(new HttpReply(status, answer.toString())));
@@ -64,7 +64,7 @@ public final class EngineHttpClient implements AutoCloseable {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json");
         String what = "POST " + path + " on " + endpoint.name();
-        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<JsonNode>(client, options, requestBody(body),
+        return Uni.createFrom().emitter(em -> new WholeAnswerExchange<JsonNode>(shards, options, requestBody(body),
                 what, em) {
             @Override
             void onAnswer(int status, Buffer answer) {
@@ -103,7 +103,7 @@ public final class EngineHttpClient implements AutoCloseable {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "text/event-stream");
         String what = "POST " + path + " on " + endpoint.name();
-        return Multi.createFrom().emitter(em -> new SseExchange<>(client, options, requestBody(body), what, events,
+        return Multi.createFrom().emitter(em -> new SseExchange<>(shards, options, requestBody(body), what, events,
                 em).start(em::onTermination));
     }
 
@@ -130,18 +130,27 @@ public final class EngineHttpClient implements AutoCloseable {
         return options;
     }
 
+    /** Exchanges started and not yet ended, over every endpoint: each holds (or waits for) a connection. */
+    int exchangesInFlight() {
+        int sum = 0;
+        for (int i = 0; i < shards.shards(); i++) {
+            sum += shards.inFlight(i);
+        }
+        return sum;
+    }
+
     @Override
     public void close() {
-        client.close();
+        shards.close();
     }
 
     /** One exchange whose answer is read whole before anything is made of it. */
     private abstract static class WholeAnswerExchange<T> extends Exchange {
         final UniEmitter<? super T> em;
 
-        WholeAnswerExchange(HttpClient client, RequestOptions options, Buffer body, String what,
+        WholeAnswerExchange(ConnectionShards shards, RequestOptions options, Buffer body, String what,
                 UniEmitter<? super T> em) {
-            super(client, options, body, what);
+            super(shards, options, body, what);
             this.em = em;
         }
 
@@ -171,9 +180,9 @@ public final class EngineHttpClient implements AutoCloseable {
         private final SseEvents<T> events;
         private final SseDecoder decoder = new SseDecoder();
 
-        SseExchange(HttpClient client, RequestOptions options, Buffer body, String what, SseEvents<T> events,
+        SseExchange(ConnectionShards shards, RequestOptions options, Buffer body, String what, SseEvents<T> events,
                 MultiEmitter<? super T> em) {
-            super(client, options, body, what);
+            super(shards, options, body, what);
             this.events = events;
             this.em = em;
         }
@@ -225,7 +234,7 @@ public final class EngineHttpClient implements AutoCloseable {
      * carry honest flags.
      */
     private abstract static class Exchange {
-        private final HttpClient client;
+        private final ConnectionShards shards;
         private final RequestOptions options;
         private final Buffer body;
         final String what;
@@ -234,8 +243,10 @@ public final class EngineHttpClient implements AutoCloseable {
         private boolean answered;
         private boolean done;
 
-        Exchange(HttpClient client, RequestOptions options, Buffer body, String what) {
-            this.client = client;
+        private int shard = -1;
+
+        Exchange(ConnectionShards shards, RequestOptions options, Buffer body, String what) {
+            this.shards = shards;
             this.options = options;
             this.body = body;
             this.what = what;
@@ -247,7 +258,19 @@ public final class EngineHttpClient implements AutoCloseable {
 
         final void start(Consumer<Runnable> onTermination) {
             onTermination.accept(this::terminated);
-            client.request(options).onComplete(ar -> {
+            int taken = shards.acquire();
+            boolean cancelledAlready;
+            synchronized (this) {
+                cancelledAlready = done;
+                if (!cancelledAlready) {
+                    shard = taken;
+                }
+            }
+            if (cancelledAlready) {
+                shards.release(taken);
+                return;
+            }
+            shards.client(taken).request(options).onComplete(ar -> {
                 if (ar.failed()) {
                     fail(ar.cause(), this::onFailure);
                     return;
@@ -279,13 +302,19 @@ public final class EngineHttpClient implements AutoCloseable {
         private void terminated() {
             HttpClientRequest r;
             boolean wasDone;
+            int taken;
             synchronized (this) {
                 wasDone = done;
                 done = true;
                 r = request;
+                taken = shard;
+                shard = -1;
             }
             if (!wasDone && r != null) {
                 r.reset();
+            }
+            if (taken >= 0) {
+                shards.release(taken);
             }
         }
 

@@ -9,17 +9,20 @@ import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -37,6 +40,8 @@ class EngineHttpClientTest {
     private EngineHttpClient client;
     private final CompletableFuture<Void> connectionClosed = new CompletableFuture<>();
     private final List<String> bodies = new CopyOnWriteArrayList<>();
+    private final AtomicInteger held = new AtomicInteger();
+    private final AtomicInteger mostHeld = new AtomicInteger();
 
     @BeforeEach
     void start() throws Exception {
@@ -80,6 +85,11 @@ class EngineHttpClientTest {
                         vertx.cancelTimer(id);
                         connectionClosed.complete(null);
                     });
+                }
+                case "/hold" -> {
+                    resp.setChunked(true).write("data: {\"i\":0}\n\n");
+                    mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
+                    req.connection().closeHandler(v -> held.decrementAndGet());
                 }
                 case "/silent" -> {
                     // never answers: the idle timeout must end the exchange
@@ -183,6 +193,55 @@ class EngineHttpClientTest {
         assertTrue(e.getMessage().contains("timed out"), e.getMessage());
         assertFalse(e.getMessage().contains("127.0.0.1"), e.getMessage());
         assertTrue(e.sentToEngine());
+    }
+
+    @Test
+    void everyEndingGivesItsConnectionPlaceBack() throws Exception {
+        client.postJson(base, "/json", Map.of(), Json.object()).await().atMost(WAIT);
+        client.postSse(base, "/sse", Map.of(), Json.object()).collect().asList().await().atMost(WAIT);
+        failure(() -> client.postJson(base, "/bad", Map.of(), Json.object()).await().atMost(WAIT));
+        failure(() -> client.postSse(base, "/cut", Map.of(), Json.object()).collect().asList().await().atMost(WAIT));
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        failure(() -> client.postJson(Endpoint.of("engine-1", "http://127.0.0.1:" + closedPort), "/json", Map.of(),
+                Json.object()).await().atMost(WAIT));
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        Cancellable endless = client.postSse(base, "/endless", Map.of(), Json.object()).subscribe()
+                .with(item -> first.complete(null), failure -> { });
+        first.get(10, TimeUnit.SECONDS);
+        assertEquals(1, client.exchangesInFlight());
+        endless.cancel();
+        Awaitility.await("every exchange ended").atMost(WAIT).until(() -> client.exchangesInFlight() == 0);
+    }
+
+    @Test
+    void theConnectionLimitHoldsOverEveryShard() throws Exception {
+        int limit = 2 * ConnectionShards.CONNECTIONS_PER_SHARD + 2;
+        EngineHttpClient bounded = new EngineHttpClient(vertx,
+                new ClientSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), limit));
+        List<Cancellable> streams = new ArrayList<>();
+        List<CompletableFuture<Void>> firsts = new ArrayList<>();
+        for (int i = 0; i <= limit; i++) {
+            CompletableFuture<Void> first = new CompletableFuture<>();
+            firsts.add(first);
+            streams.add(bounded.postSse(base, "/hold", Map.of(), Json.object()).subscribe()
+                    .with(item -> first.complete(null), failure -> { }));
+        }
+        Awaitility.await("the limit's streams under way").atMost(WAIT)
+                .until(() -> firsts.stream().filter(CompletableFuture::isDone).count() == limit);
+        int waiting = firsts.indexOf(firsts.stream().filter(f -> !f.isDone()).findFirst().orElseThrow());
+        for (int i = 0; i <= limit; i++) {
+            if (i != waiting) {
+                streams.get(i).cancel();
+            }
+        }
+        firsts.get(waiting).get(10, TimeUnit.SECONDS);
+        assertEquals(limit, mostHeld.get(), "the engine never held more connections than the limit");
+        streams.get(waiting).cancel();
+        Awaitility.await("every exchange ended").atMost(WAIT).until(() -> bounded.exchangesInFlight() == 0);
+        bounded.close();
     }
 
     static EngineException failure(Runnable call) {
