@@ -279,8 +279,11 @@ public class GenerateOrchestrator {
             Multi<GenerateResponse> run = start(entry, a);
             Reservation taken = reservation;
             queue.ifPresent(q -> taken.whenFreed(q::drain));
+            // a client that goes away before acceptance (while its session is allocated or looked up) takes
+            // nothing with it: the orchestrated entry also ends the session the store allocates anyway
             return new Admitted(taken, run.onFailure(f -> !taken.isAccepted())
-                    .invoke(f -> refusedLater(route, taken, trace, f)));
+                    .invoke(f -> refusedLater(route, taken, trace, f))
+                    .onCancellation().invoke(taken::cancel));
         } catch (RuntimeException e) {
             if (reservation != null) {
                 reservation.cancel();

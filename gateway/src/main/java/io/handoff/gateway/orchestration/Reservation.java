@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Reservation {
     private final Route route;
     private final AtomicBoolean accepted = new AtomicBoolean();
+    private final AtomicBoolean cancelled = new AtomicBoolean();
     private final AtomicBoolean left = new AtomicBoolean();
     private PooledEndpoint prefill;
     private PooledEndpoint decode;
@@ -76,9 +77,12 @@ final class Reservation {
         return accepted.get();
     }
 
-    /** Refused: endpoints back without counting against them, the id and the bulkhead place freed. */
+    /**
+     * Refused, or its client went away before acceptance: endpoints back without counting against them, the id and
+     * the bulkhead place freed. Once only, however many of those paths end the request.
+     */
     void cancel() {
-        if (accepted.get()) {
+        if (accepted.get() || !cancelled.compareAndSet(false, true)) {
             return;
         }
         if (prefill != null) {

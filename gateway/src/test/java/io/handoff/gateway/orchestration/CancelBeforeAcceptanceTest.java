@@ -1,6 +1,11 @@
 package io.handoff.gateway.orchestration;
 
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.Metadata;
 import io.grpc.Status;
+import io.grpc.stub.MetadataUtils;
+import io.handoff.gateway.api.grpc.ParticipantMetadata;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.session.Session;
@@ -9,20 +14,30 @@ import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.RedisTestResource;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.gateway.testing.StreamingGenerate;
+import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.KvScheduleStyle;
+import io.handoff.openengine.v1.KvSession;
+import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+import java.util.UUID;
+
 import static io.handoff.gateway.testing.GenerateEvents.assertFinishedOnce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A client that goes away while its Generate is being admitted (the session store is slow to allocate): what
  * admission took (the request id on this replica, the route's bulkhead place, the endpoints) is given back, so the
  * route keeps serving; and the session the store allocates anyway is ended, so the request id runs again at once.
+ * The same for a participant's leg whose session is being looked up.
  */
 @QuarkusTest
 @TestProfile(SimulatedFleetProfile.class)
@@ -65,5 +80,51 @@ class CancelBeforeAcceptanceTest extends FleetTestSupport {
         assertEquals(SessionState.CANCELLED, abandoned.state(), abandoned.terminalReason());
         assertFinishedOnce(run(request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 8)), id, FinishReason.FINISH_REASON_LENGTH);
         assertEquals(2, sessions.of(id).size());
+    }
+
+    @Test
+    void aCancelDuringAParticipantsSessionLookupGivesBackWhatAdmissionTook() {
+        Route route = routes.named(FleetRoutes.VLLM_CONTEXT_FIRST).orElseThrow();
+        KvSession session = OpenEngineKvGrpc.newBlockingStub(client.channel()).allocateKvSession(
+                AllocateKvSessionRequest.newBuilder().setRequestId("fw-" + UUID.randomUUID())
+                        .setModel(FleetRoutes.VLLM_CONTEXT_FIRST).setIdempotencyKey(UUID.randomUUID().toString())
+                        .setScheduleStyle(KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST).build());
+        String id = requestId("cancel-lookup");
+        long engineRequests = fleet().requestsTotal();
+
+        // the store answers nothing, reads included, until thawed: the leg's session lookup waits
+        RedisTestResource.server().freeze();
+        StreamingGenerate call;
+        try {
+            call = StreamingGenerate.start(prefillLeg(session), request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 8));
+            Awaitility.await("the request id is claimed").atMost(StreamingGenerate.WAIT)
+                    .until(() -> !live.find(SimulatedFleetProfile.TENANT, id).isEmpty());
+            assertEquals(1, route.inFlight().get());
+            assertEquals(1, route.prefill().member("prefill-0").orElseThrow().outstanding());
+            call.cancel();
+            assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
+        } finally {
+            RedisTestResource.server().thaw();
+        }
+
+        Awaitility.await("admission gave back what it took").atMost(StreamingGenerate.WAIT).until(() ->
+                live.find(SimulatedFleetProfile.TENANT, id).isEmpty() && route.inFlight().get() == 0
+                        && route.prefill().member("prefill-0").orElseThrow().outstanding() == 0);
+        assertEquals(engineRequests, fleet().requestsTotal(), "no engine was contacted");
+
+        // the session is as the framework left it: its prefill leg runs under the same request id
+        List<GenerateResponse> prefill = StreamingGenerate.run(prefillLeg(session),
+                request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 8));
+        assertTrue(prefill.get(prefill.size() - 1).hasPrefillReady(), prefill.toString());
+        assertEquals(0, route.inFlight().get());
+    }
+
+    /** The client's channel sending a participant's prefill leg on {@code session}. */
+    private Channel prefillLeg(KvSession session) {
+        Metadata leg = new Metadata();
+        leg.put(Metadata.Key.of(ParticipantMetadata.LEG, Metadata.ASCII_STRING_MARSHALLER), "prefill");
+        leg.put(Metadata.Key.of(ParticipantMetadata.SESSION, Metadata.ASCII_STRING_MARSHALLER),
+                session.getRef().getSessionId());
+        return ClientInterceptors.intercept(client.channel(), MetadataUtils.newAttachHeadersInterceptor(leg));
     }
 }

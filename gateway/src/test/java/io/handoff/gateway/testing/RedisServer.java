@@ -190,6 +190,37 @@ public final class RedisServer implements AutoCloseable {
         awaitExit();
     }
 
+    /**
+     * SIGSTOP: the server answers nothing, reads and {@code CLIENT UNPAUSE} included, until {@link #thaw()}; unlike
+     * {@code CLIENT PAUSE ALL}, which cannot be lifted early because it holds back its own UNPAUSE.
+     */
+    public synchronized void freeze() {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a frozen server goes on where it stopped. */
+    public synchronized void thaw() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        if (process == null) {
+            throw new IllegalStateException("redis-server on port " + port + " is not running");
+        }
+        try {
+            int exit = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill " + signal + " of redis-server on port " + port + " exited "
+                        + exit);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("kill " + signal + " could not run", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling redis-server", e);
+        }
+    }
+
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();
     }
