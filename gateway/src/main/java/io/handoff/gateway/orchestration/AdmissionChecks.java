@@ -173,6 +173,7 @@ final class AdmissionChecks {
     /**
      * Whether the request skips the prefill pool, and why: the client asks (BYPASS, when the route allows it), or the
      * route's policy decides (always, a short prompt, every prefill endpoint out or full). REQUIRED never bypasses.
+     * The uncached-prompt trigger is not decided here: it needs the decode endpoint ({@link #mayBypassUncached}).
      */
     static Optional<Trigger> bypass(Route route, GenerateRequest request) {
         BypassPolicy policy = route.settings().bypass();
@@ -197,6 +198,25 @@ final class AdmissionChecks {
             return Optional.of(Trigger.PREFILL_UNAVAILABLE);
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether the uncached-prompt trigger may bypass a request no other trigger bypassed: the route has it on and
+     * the request does not require the transfer. It is decided later, once the decode endpoint is taken
+     * ({@link #fewUncached}).
+     */
+    static boolean mayBypassUncached(Route route, GenerateRequest request) {
+        return route.settings().bypass().has(Trigger.UNCACHED_PROMPT)
+                && request.getKv().getTransferDisposition() != KvTransferDisposition.KV_TRANSFER_DISPOSITION_REQUIRED;
+    }
+
+    /**
+     * Whether the decode endpoint taken would prefill few enough of the prompt itself to bypass the prefill leg:
+     * at most {@code bypass.uncached-prompt-tokens}, by the estimate of its prefix cache.
+     */
+    static boolean fewUncached(Route route, OptionalInt uncachedTokens) {
+        return uncachedTokens.isPresent()
+                && uncachedTokens.getAsInt() <= route.settings().bypass().uncachedPromptTokens();
     }
 
     /**

@@ -32,7 +32,6 @@ import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
@@ -95,7 +94,8 @@ public class GenerateOrchestrator {
             ScheduleStyle style = AdmissionChecks.style(route, request);
             Optional<Trigger> bypass = AdmissionChecks.bypass(route, request);
             return bypass.<Entry>map(trigger -> new Entry.Bypass(style, trigger, style.configName()))
-                    .orElseGet(() -> new Entry.Orchestrated(style));
+                    .orElseGet(() -> new Entry.Orchestrated(style, AdmissionChecks.mayBypassUncached(route,
+                            request)));
         });
     }
 
@@ -159,8 +159,11 @@ public class GenerateOrchestrator {
             return false;
         }
 
-        /** Both legs under a session Handoff allocates. */
-        record Orchestrated(ScheduleStyle style) implements Entry {
+        /**
+         * Both legs under a session Handoff allocates, unless {@code mayBypassUncached} and the decode endpoint
+         * chosen holds enough of the prompt (the uncached-prompt trigger, decided once that endpoint is taken).
+         */
+        record Orchestrated(ScheduleStyle style, boolean mayBypassUncached) implements Entry {
             public String traced() {
                 return style.configName();
             }
@@ -294,10 +297,10 @@ public class GenerateOrchestrator {
 
     private Multi<GenerateResponse> start(Entry entry, Admitting a) {
         if (entry instanceof Entry.Orchestrated o) {
-            return orchestrated(a, o.style());
+            return orchestrated(a, o.style(), o.mayBypassUncached());
         }
         if (entry instanceof Entry.Bypass b) {
-            return bypassed(a, b.style(), b.trigger());
+            return bypassed(a, b.style(), b.trigger(), a.reservation().takeDecode(a.request()));
         }
         if (entry instanceof Entry.ParticipantPrefill p) {
             return participantPrefill(a, p.sessionId());
@@ -341,9 +344,15 @@ public class GenerateOrchestrator {
 
     // ---- the entries' own steps
 
-    private Multi<GenerateResponse> orchestrated(Admitting a, ScheduleStyle style) {
+    private Multi<GenerateResponse> orchestrated(Admitting a, ScheduleStyle style, boolean mayBypassUncached) {
+        // decode first when the uncached-prompt trigger may fire: whether the prefill leg is needed at all depends on
+        // what the chosen decode endpoint holds
+        PooledEndpoint chosenFirst = mayBypassUncached ? a.reservation().takeDecode(a.request()) : null;
+        if (chosenFirst != null && AdmissionChecks.fewUncached(a.route(), a.reservation().uncachedTokens())) {
+            return bypassed(a, style, Trigger.UNCACHED_PROMPT, chosenFirst);
+        }
         PooledEndpoint prefill = a.reservation().takePrefill(a.request());
-        PooledEndpoint decode = a.reservation().takeDecode();
+        PooledEndpoint decode = chosenFirst != null ? chosenFirst : a.reservation().takeDecode(a.request());
         Handoff handoff = plan(a.route(), a.forEngines(), style, prefill, decode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         AllocateCommand command = new AllocateCommand(a.request().getRequestId(), a.route().settings().model(),
@@ -367,8 +376,9 @@ public class GenerateOrchestrator {
                 .onCancellation().invoke(() -> abandoned(a, allocating));
     }
 
-    private Multi<GenerateResponse> bypassed(Admitting a, ScheduleStyle style, Trigger trigger) {
-        PooledEndpoint decode = a.reservation().takeDecode();
+    /** The request runs on {@code decode}, which the reservation took, alone. */
+    private Multi<GenerateResponse> bypassed(Admitting a, ScheduleStyle style, Trigger trigger,
+            PooledEndpoint decode) {
         plan(a.route(), a.forEngines(), style, decode, decode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         BypassRun run = new BypassRun(a.tenant(), a.forEngines(), a.route(), decode,
@@ -377,7 +387,7 @@ public class GenerateOrchestrator {
                 a.reservation()::leave);
         handle.attach(run);
         a.reservation().accepted();
-        String triggerName = trigger.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        String triggerName = trigger.configName();
         metrics.bypassed(a.route().name(), triggerName);
         a.trace().bypassed(triggerName);
         return run.stream();
@@ -402,7 +412,7 @@ public class GenerateOrchestrator {
     }
 
     private Multi<GenerateResponse> participantDecode(Admitting a, ParticipantRef.Presented ref) {
-        PooledEndpoint decode = a.reservation().takeDecode();
+        PooledEndpoint decode = a.reservation().takeDecode(a.request());
         Handoff handoff = ref.handoff(a.request().getRequestId(), a.forEngines(), a.route(), decode);
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         return participantSession(a, ref.sessionId(), SessionState.READY).onItem().transformToMulti(session -> {

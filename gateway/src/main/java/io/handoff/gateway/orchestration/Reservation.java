@@ -1,12 +1,16 @@
 package io.handoff.gateway.orchestration;
 
+import io.handoff.gateway.routing.BypassPolicy.Trigger;
+import io.handoff.gateway.routing.DecodeCacheEstimate;
+import io.handoff.gateway.routing.EndpointChoice;
 import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.PooledEndpoint;
-import io.handoff.gateway.routing.EndpointChoice;
+import io.handoff.gateway.routing.PromptBlocks;
 import io.handoff.gateway.routing.Route;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,6 +27,7 @@ final class Reservation {
     private final AtomicBoolean left = new AtomicBoolean();
     private PooledEndpoint prefill;
     private PooledEndpoint decode;
+    private PromptBlocks promptBlocks;
     private LiveRequests.RequestHandle handle;
     private volatile Runnable freed = () -> { };
 
@@ -43,10 +48,34 @@ final class Reservation {
         return prefill;
     }
 
-    /** Takes a decode endpoint, or refuses with why the pool has none. */
-    PooledEndpoint takeDecode() {
-        decode = take(route.decode(), "decode", EndpointChoice.NO_PREFIX);
+    /**
+     * Takes a decode endpoint for the request, or refuses with why the pool has none. On a route with the
+     * uncached-prompt trigger, the endpoint likely to hold the most of the prompt in its prefix cache
+     * ({@link DecodeCacheEstimate}), bounded by load; elsewhere the pool's choice.
+     */
+    PooledEndpoint takeDecode(GenerateRequest request) {
+        if (!route.settings().bypass().has(Trigger.UNCACHED_PROMPT)) {
+            decode = take(route.decode(), "decode", EndpointChoice.NO_PREFIX);
+            return decode;
+        }
+        PromptBlocks blocks = PromptBlocks.of(request, route.settings().prefix().blockTokens());
+        DecodeCacheEstimate cache = route.decodeCache();
+        decode = route.decode().acquireCached(m -> cache.cachedTokens(m.endpoint().name(), blocks),
+                route.settings().prefixLoadBound()).orElseThrow(() -> GenerateRefusal.noEndpoint(route.name(),
+                        "decode", route.decode().shortage()));
+        promptBlocks = blocks;
         return decode;
+    }
+
+    /**
+     * The prompt tokens the decode endpoint taken would prefill itself, by the estimate: known only on a route with
+     * the uncached-prompt trigger, once {@link #takeDecode} took one.
+     */
+    OptionalInt uncachedTokens() {
+        if (promptBlocks == null || decode == null) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(route.decodeCache().uncachedTokens(decode.endpoint().name(), promptBlocks));
     }
 
     private PooledEndpoint take(EndpointPool pool, String role, long prefixKey) {
@@ -69,8 +98,15 @@ final class Reservation {
         freed = action;
     }
 
+    /**
+     * The request runs: on a route that estimates its decode caches, the decode endpoint is taken to hold the prompt
+     * from now on, as it computes it (a bypass) or receives its KV (a handoff).
+     */
     void accepted() {
         accepted.set(true);
+        if (promptBlocks != null && decode != null) {
+            route.decodeCache().learned(decode.endpoint().name(), promptBlocks);
+        }
     }
 
     boolean isAccepted() {

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /**
  * The endpoints of one role on one route. Choice is the pool's {@link EndpointChoice} among endpoints whose breaker
@@ -178,6 +179,33 @@ public final class EndpointPool {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Takes, for a request whose prompt the endpoints may hold in their prefix caches, the active endpoint holding
+     * the most of it ({@code cachedTokens}), among those below the load bound ({@link PrefixAffinity#bound}: so a
+     * hot prompt spills over instead of queueing on one endpoint); ties go to the first in the pool's order. When no
+     * endpoint under the bound holds any of it, or a race filled the one chosen, the pool's own choice decides.
+     */
+    public Optional<PooledEndpoint> acquireCached(ToIntFunction<PooledEndpoint> cachedTokens, double loadBound) {
+        List<PooledEndpoint> members = membership.active();
+        probeRecovered(members);
+        long bound = PrefixAffinity.bound(loadBound, members, Set.of(), maxOutstanding);
+        PooledEndpoint best = null;
+        int bestTokens = 0;
+        for (PooledEndpoint m : members) {
+            if (m.outstanding() < bound && EndpointChoice.admissible(m, Set.of(), maxOutstanding)) {
+                int tokens = cachedTokens.applyAsInt(m);
+                if (tokens > bestTokens) {
+                    best = m;
+                    bestTokens = tokens;
+                }
+            }
+        }
+        if (best != null && best.tryAcquire(maxOutstanding)) {
+            return Optional.of(best);
+        }
+        return acquire(Set.of(), EndpointChoice.NO_PREFIX);
     }
 
     /**

@@ -74,18 +74,10 @@ final class PrefixAffinity implements EndpointChoice {
         if (prefixKey == NO_PREFIX) {
             return unkeyed.choose(members, exclude, maxOutstanding, prefixKey);
         }
-        int admissible = 0;
-        long outstanding = 0;
-        for (PooledEndpoint m : members) {
-            if (EndpointChoice.admissible(m, exclude, maxOutstanding)) {
-                admissible++;
-                outstanding += m.outstanding();
-            }
-        }
-        if (admissible == 0) {
+        long bound = bound(loadBound, members, exclude, maxOutstanding);
+        if (bound == 0) {
             return null;
         }
-        long bound = (long) Math.ceil(loadBound * (outstanding + 1) / admissible);
         Ring r = ringOf(members);
         int n = r.points().length;
         int start = firstAtOrAfter(r.points(), prefixKey);
@@ -97,6 +89,23 @@ final class PrefixAffinity implements EndpointChoice {
         }
         // every admissible endpoint rose above the bound since the count above (races): the least loaded then
         return unkeyed.choose(members, exclude, maxOutstanding, prefixKey);
+    }
+
+    /**
+     * The outstanding requests an endpoint must be below to take a leg that follows a prefix:
+     * {@code ceil(loadBound x (outstanding + 1) / n)} over the n admissible endpoints, this request counted; 0 when
+     * none is admissible.
+     */
+    static long bound(double loadBound, List<PooledEndpoint> members, Set<Endpoint> exclude, int maxOutstanding) {
+        int admissible = 0;
+        long outstanding = 0;
+        for (PooledEndpoint m : members) {
+            if (EndpointChoice.admissible(m, exclude, maxOutstanding)) {
+                admissible++;
+                outstanding += m.outstanding();
+            }
+        }
+        return admissible == 0 ? 0 : (long) Math.ceil(loadBound * (outstanding + 1) / admissible);
     }
 
     /** The ring of this membership; rebuilt when the pool's membership changed (a new active list). */

@@ -31,8 +31,9 @@ public record PromptPrefix(int blockTokens, int blocks) {
     static final PromptPrefix DEFAULT = new PromptPrefix(Integer.parseInt(RouteSettings.DEFAULT_PREFIX_BLOCK_TOKENS),
             Integer.parseInt(RouteSettings.DEFAULT_PREFIX_BLOCKS));
 
-    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
-    private static final long FNV_PRIME = 0x100000001b3L;
+    /** FNV-1a's parameters, shared with {@link PromptBlocks} so that both hash a prompt alike. */
+    static final long FNV_OFFSET = 0xcbf29ce484222325L;
+    static final long FNV_PRIME = 0x100000001b3L;
 
     public PromptPrefix {
         if (blockTokens < 1 || blocks < 1) {
@@ -80,7 +81,7 @@ public record PromptPrefix(int blockTokens, int blocks) {
     }
 
     /** The finaliser of SplitMix64: FNV's low bits alone spread poorly over a ring. */
-    private static long mix(long z) {
+    static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return z ^ (z >>> 31);

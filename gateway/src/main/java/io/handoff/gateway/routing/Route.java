@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * @param leaseDefault the lease its sessions get
  * @param leaseMax     the longest lease its sessions may be given
+ * @param decodeCache  what the decode endpoints' prefix caches probably hold, for the uncached-prompt bypass
  */
 public record Route(
         RouteSettings settings,
@@ -25,7 +26,8 @@ public record Route(
         EndpointPool decode,
         Duration leaseDefault,
         Duration leaseMax,
-        AtomicInteger inFlight) {
+        AtomicInteger inFlight,
+        DecodeCacheEstimate decodeCache) {
 
     public String name() {
         return settings.name();

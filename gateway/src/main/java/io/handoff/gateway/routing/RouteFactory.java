@@ -82,8 +82,17 @@ public final class RouteFactory {
             }
         }
         if (!s.bypass().never() && !caps.localPrefill()) {
-            throw refuse(s, "bypass.when", s.family() + " decode endpoints cannot prefill locally as configured, "
-                    + "so no request can bypass; set bypass.when=never");
+            throw refuse(s, s.bypass().has(BypassPolicy.Trigger.UNCACHED_PROMPT) ? "bypass.uncached-prompt-tokens"
+                    : "bypass.when", s.family() + " decode endpoints cannot prefill locally as configured, "
+                    + "so no request can bypass; set bypass.when=never and leave bypass.uncached-prompt-tokens unset");
+        }
+        if (s.bypass().has(BypassPolicy.Trigger.UNCACHED_PROMPT) && s.bypass().uncachedPromptTokens() < 1) {
+            throw refuse(s, "bypass.uncached-prompt-tokens", s.bypass().uncachedPromptTokens()
+                    + " must be at least 1 (unset it to turn the trigger off)");
+        }
+        if (s.bypass().decodeCacheTokens() < s.prefix().blockTokens()) {
+            throw refuse(s, "bypass.decode-cache-tokens", s.bypass().decodeCacheTokens() + " must hold at least "
+                    + "one block of prefix-affinity.block-tokens (" + s.prefix().blockTokens() + " tokens)");
         }
         if (s.decodePolicy() == EndpointPolicy.PREFIX_AFFINITY) {
             // a decode endpoint receives the prompt's KV with the handoff instead of computing it, so there is no
@@ -134,7 +143,8 @@ public final class RouteFactory {
                 s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
                         .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)),
                 s.decodePolicy().create(s.prefixLoadBound()), s.prefix());
-        return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger());
+        return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger(),
+                new DecodeCacheEstimate(s.bypass().decodeCacheTokens(), s.prefix().blockTokens()));
     }
 
     /**

@@ -113,7 +113,8 @@ public record RouteSettings(
                 .decode(endpoints(name, "decode", c.decode().orElse(List.of())))
                 .defaultStyle(defaultStyle)
                 .styles(styles)
-                .bypass(BypassPolicy.parse(name, c.bypass().when(), c.bypass().shortPromptTokens().orElse(0)))
+                .bypass(BypassPolicy.parse(name, c.bypass().when(), c.bypass().shortPromptTokens().orElse(0),
+                        c.bypass().uncachedPromptTokens(), c.bypass().decodeCacheTokens()))
                 .leaseDefault(c.leaseDefault())
                 .leaseMax(c.leaseMax())
                 .prefillTimeout(c.prefillTimeout())

@@ -178,5 +178,15 @@ public interface RoutingConfig {
 
         /** Prompts shorter than this many tokens bypass under {@code short-prompt}. */
         OptionalInt shortPromptTokens();
+
+        /**
+         * Turns the uncached-prompt trigger on: a request bypasses when the decode endpoint chosen for it would
+         * prefill at most this many prompt tokens itself, by the gateway's estimate of that endpoint's prefix cache.
+         */
+        OptionalInt uncachedPromptTokens();
+
+        /** The prompt tokens a decode endpoint is assumed to keep in its prefix cache, for that estimate. */
+        @WithDefault(BypassPolicy.DEFAULT_DECODE_CACHE_TOKENS)
+        int decodeCacheTokens();
     }
 }

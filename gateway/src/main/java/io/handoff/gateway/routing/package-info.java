@@ -3,6 +3,8 @@
  * bypass policy, leases and timeouts. Routes are checked against their connector's declared capabilities when the
  * gateway starts, and a route that cannot be honoured stops the start. Endpoint choice within a pool (a policy per
  * pool, {@link io.handoff.gateway.routing.EndpointChoice}: least outstanding with a round-robin tie-break,
- * power-of-two, prefix affinity; a circuit breaker per endpoint) lives here too.
+ * power-of-two, prefix affinity; a circuit breaker per endpoint) lives here too, as does the estimate of what each
+ * decode endpoint's prefix cache holds ({@link io.handoff.gateway.routing.DecodeCacheEstimate}), by which the
+ * uncached-prompt bypass chooses a decode endpoint and decides.
  */
 package io.handoff.gateway.routing;

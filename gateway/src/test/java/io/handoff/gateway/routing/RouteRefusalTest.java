@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -188,5 +189,35 @@ class RouteRefusalTest {
         assertNames(assertThrows(IllegalArgumentException.class,
                 () -> BypassPolicy.parse("r1", List.of("never", "always"), 0)).getMessage(), "route r1",
                 "bypass.when", "never");
+    }
+
+    @Test
+    void badUncachedPromptSettingsAreRefused() {
+        int cache = 262144;
+        for (int threshold : new int[] {0, -5}) {
+            assertNames(assertThrows(IllegalArgumentException.class, () -> BypassPolicy.parse("r1", List.of("never"),
+                    0, OptionalInt.of(threshold), cache)).getMessage(), "route r1", "bypass.uncached-prompt-tokens",
+                    Integer.toString(threshold), "at least 1");
+        }
+        assertNames(assertThrows(IllegalArgumentException.class, () -> BypassPolicy.parse("r1",
+                List.of("uncached-prompt"), 0, OptionalInt.empty(), cache)).getMessage(), "route r1", "bypass.when",
+                "bypass.uncached-prompt-tokens");
+
+        // the decode cache must hold one block of prefix-affinity.block-tokens (16), whether the trigger is on or not
+        BypassPolicy on = BypassPolicy.parse("r1", List.of("never"), 0, OptionalInt.of(64), cache);
+        for (int tooSmall : new int[] {15, 0, -1}) {
+            assertNames(refusal(Route.vllm().bypass(new BypassPolicy(on.triggers(), 0, 64, tooSmall))), "route r1",
+                    "bypass.decode-cache-tokens", Integer.toString(tooSmall), "16");
+            assertNames(refusal(Route.vllm().bypass(new BypassPolicy(Set.of(), 0, 0, tooSmall))), "route r1",
+                    "bypass.decode-cache-tokens");
+        }
+        // the trigger on without a threshold (settings built in code)
+        assertNames(refusal(Route.vllm().bypass(new BypassPolicy(on.triggers(), 0, 0, cache))), "route r1",
+                "bypass.uncached-prompt-tokens", "at least 1");
+        // decode endpoints that cannot prefill locally cannot take a bypass, however little is uncached
+        assertNames(refusal(Route.sglang().bypass(on)), "route r1", "bypass.uncached-prompt-tokens", "sglang");
+
+        FACTORY.negotiate(Route.vllm().bypass(on).settings());
+        FACTORY.negotiate(Route.vllm().bypass(new BypassPolicy(on.triggers(), 0, 64, 16)).settings());
     }
 }

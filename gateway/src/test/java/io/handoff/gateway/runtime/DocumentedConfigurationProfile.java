@@ -50,6 +50,9 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "styles", "context-first"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "bypass.when", "explicit,short-prompt"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "bypass.short-prompt-tokens", "12"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "bypass.uncached-prompt-tokens", "48"),
+            // not the default, so that the test sees it was read
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "bypass.decode-cache-tokens", "131072"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "lease-default", "20s"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "lease-max", "90s"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "breaker-failures", "4"),

@@ -1,5 +1,6 @@
 package io.handoff.gateway.runtime;
 
+import io.handoff.gateway.routing.BypassPolicy;
 import io.handoff.gateway.routing.EndpointPolicy;
 import io.handoff.gateway.routing.PromptPrefix;
 import io.handoff.gateway.routing.Route;
@@ -49,6 +50,9 @@ class DocumentedConfigurationTest {
         assertEquals(DocumentedConfigurationProfile.ROUTE, route.name());
         assertEquals(DocumentedConfigurationProfile.ENGINE_MODEL, route.settings().engineModel());
         assertEquals(12, route.settings().bypass().shortPromptTokens());
+        assertEquals(48, route.settings().bypass().uncachedPromptTokens());
+        assertTrue(route.settings().bypass().has(BypassPolicy.Trigger.UNCACHED_PROMPT));
+        assertEquals(131072, route.settings().bypass().decodeCacheTokens());
         assertEquals(Duration.ofSeconds(20), route.settings().leaseDefault().orElseThrow());
         assertEquals(77, route.settings().maxInFlight());
         assertEquals(3, route.settings().queueMaxWaiting());

@@ -27,6 +27,12 @@ public final class FleetRoutes {
     public static final String VLLM_BYPASS_SHORT_PROMPT = "vllm-bypass-short-prompt";
     public static final String VLLM_BYPASS_PREFILL_UNAVAILABLE = "vllm-bypass-prefill-unavailable";
     public static final int SHORT_PROMPT_TOKENS = 16;
+    /**
+     * vLLM with two decode endpoints (the second vLLM decode engine first, then the shared one) that bypasses when
+     * the decode endpoint chosen would prefill at most {@link #UNCACHED_PROMPT_TOKENS} of the prompt itself.
+     */
+    public static final String VLLM_BYPASS_UNCACHED_PROMPT = "vllm-bypass-uncached-prompt";
+    public static final int UNCACHED_PROMPT_TOKENS = 32;
     /** vLLM whose decode endpoint is reached through {@link StallingProxy} and may be silent for a second only. */
     public static final String VLLM_STALLING_DECODE = "vllm-stalling-decode";
     public static final String VLLM_BYPASS_STALLING_DECODE = "vllm-bypass-stalling-decode";
@@ -107,6 +113,9 @@ public final class FleetRoutes {
         r.route(VLLM_BYPASS_SHORT_PROMPT, "vllm", vllmPrefill, vllmDecode, "context-first", vllmOptions);
         r.set(VLLM_BYPASS_SHORT_PROMPT, "bypass.when", "short-prompt");
         r.set(VLLM_BYPASS_SHORT_PROMPT, "bypass.short-prompt-tokens", Integer.toString(SHORT_PROMPT_TOKENS));
+        r.route(VLLM_BYPASS_UNCACHED_PROMPT, "vllm", vllmPrefill, "decode-1=" + fleet.vllm().secondDecode().baseUrl()
+                + "," + vllmDecode, "context-first", vllmOptions);
+        r.set(VLLM_BYPASS_UNCACHED_PROMPT, "bypass.uncached-prompt-tokens", Integer.toString(UNCACHED_PROMPT_TOKENS));
         r.route(VLLM_BYPASS_PREFILL_UNAVAILABLE, "vllm", vllmPrefill, vllmDecode, "context-first", vllmOptions);
         r.set(VLLM_BYPASS_PREFILL_UNAVAILABLE, "bypass.when", "prefill-unavailable");
         // one failed prefill opens this route's breaker, for an hour of the test clock
