@@ -4,7 +4,7 @@
 #
 #   chaos/run-chaos.sh [--build] [--sessions 10000] [--workers 6] [--max-load-seconds 1800]
 #                      [--faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash,replica-term,
-#                                engine-slow,engine-cut|none]
+#                                engine-slow,engine-cut,redis-wipe|none]
 #                      [--kill-every-ms 2000] [--fault-every-ms 3000] [--out chaos/target/chaos-long]
 #                      [--gateway-option key=value ...]
 #

@@ -77,7 +77,7 @@ public final class ChaosMain {
     private static String usage() {
         return "options: --sessions N --max-load-seconds S --workers N --kill-every-ms MS --fault-every-ms MS"
                 + " --faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash,replica-term,engine-slow,"
-                + "engine-cut|none --out DIR"
+                + "engine-cut,redis-wipe|none --out DIR"
                 + " --gateway-jar JAR --gateway-option key=value (repeatable)";
     }
 }

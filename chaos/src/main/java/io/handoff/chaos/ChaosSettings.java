@@ -29,7 +29,8 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         String classPath, Map<String, String> gatewayOverrides) {
 
     enum Fault {
-        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL, REDIS_PAUSE, ENGINE_CRASH, REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT;
+        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL, REDIS_PAUSE, ENGINE_CRASH, REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT,
+        REDIS_WIPE;
 
         static Fault parse(String s) {
             return valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_'));

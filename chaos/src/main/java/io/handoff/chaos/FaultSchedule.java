@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The faults, on two timers while the load runs: a kill -9 of a replica every {@code killEveryMs} (restarted at once
  * with a new replica id), and in turn every {@code faultEveryMs} the others: a replica stopped (SIGSTOP) for longer
- * than a lease, Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
+ * than a lease, Redis emptied under load (FLUSHALL), Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
  * with a new identity), a replica stopped with SIGTERM (graceful: it finishes what runs, then a new one starts), an
  * engine answering late or cutting its next streams for a while. Every fault goes in the history.
  */
@@ -53,7 +53,7 @@ final class FaultSchedule {
             threads.add(thread("chaos-killer", settings.killEveryMs(), this::killReplica));
         }
         List<Fault> others = new ArrayList<>();
-        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REPLICA_TERM, Fault.ENGINE_SLOW, Fault.REDIS_KILL,
+        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REDIS_WIPE, Fault.REPLICA_TERM, Fault.ENGINE_SLOW, Fault.REDIS_KILL,
                 Fault.ENGINE_CRASH, Fault.ENGINE_CUT, Fault.REDIS_PAUSE)) {
             if (settings.faults().contains(f)) {
                 others.add(f);
@@ -177,6 +177,19 @@ final class FaultSchedule {
                 redis.kill9();
                 redis.restart();
                 history.event("redis-up", "");
+                injected.get(f).incrementAndGet();
+            }
+            case REDIS_WIPE -> {
+                long start = System.nanoTime();
+                try {
+                    redis.wipe();
+                } catch (IOException e) {
+                    history.event("fault-failed", "wipe: " + e.getMessage());
+                    return;
+                } finally {
+                    history.storeLoss(History.WIPE, start, System.nanoTime());
+                }
+                history.event("redis-wiped", "FLUSHALL and SCRIPT FLUSH: every session, key and script gone");
                 injected.get(f).incrementAndGet();
             }
             case REDIS_PAUSE -> {
