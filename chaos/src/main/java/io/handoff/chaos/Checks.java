@@ -83,13 +83,17 @@ final class Checks {
     private long checkSessions(Verdict v) {
         long leaked = 0;
         long lost = 0;
-        long lostWithStore = 0;
+        long lostByWipe = 0;
+        long lostByMasterKill = 0;
         for (String id : new ArrayList<>(history.observations().keySet())) {
             long firstInvoked = history.observations().get(id).stream()
                     .mapToLong(History.Observation::invokedNs).min().orElseThrow();
             KvSession s = withRetry(() -> kv.get(replicas.anyUp(), id, 5000));
-            if (s == null && lossBetween(firstInvoked, Long.MAX_VALUE, false) != null) {
-                lostWithStore++; // created before the store lost its writes: gone with them
+            History.StoreLoss loss = s == null ? lossBetween(firstInvoked, Long.MAX_VALUE, false) : null;
+            if (loss != null && loss.partial()) {
+                lostByMasterKill++; // created before a master died: its replica may never have had it
+            } else if (loss != null) {
+                lostByWipe++; // created before the store was emptied: gone with everything else
             } else if (s == null) {
                 lost++;
             } else if (!TERMINAL.contains(s.getState().name())) {
@@ -98,7 +102,8 @@ final class Checks {
             }
         }
         v.figure("sessions a client was answered (participant and raw)", history.observations().size());
-        v.figure("sessions lost with the store's writes (a wipe, a master's kill)", lostWithStore);
+        v.figure("sessions lost with the store's writes: by a wipe", lostByWipe);
+        v.figure("sessions lost with the store's writes: by a master's kill", lostByMasterKill);
         v.must("sessions acknowledged then lost (not found)", 0, lost);
         return leaked;
     }

@@ -38,10 +38,10 @@ final class History {
 
     /**
      * A fault that takes acknowledged writes from the store, between {@code startNs} and {@code endNs}
-     * ({@link System#nanoTime()}): a wipe takes everything; a master's kill takes what it had not yet replicated
+     * ({@link System#nanoTime()}; {@code startMs}, {@code endMs} on the history's clock): a wipe takes everything; a master's kill takes what it had not yet replicated
      * (and may leave an older state of a session behind).
      */
-    record StoreLoss(String kind, long startNs, long endNs) {
+    record StoreLoss(String kind, long startNs, long endNs, long startMs, long endMs) {
         boolean partial() {
             return kind.equals(MASTER_KILL);
         }
@@ -93,7 +93,10 @@ final class History {
 
     /** The store lost acknowledged writes between these two instants (a fault the harness injected). */
     void storeLoss(String kind, long startNs, long endNs) {
-        losses.add(new StoreLoss(kind, startNs, endNs));
+        long nowNs = System.nanoTime();
+        long nowMs = now();
+        losses.add(new StoreLoss(kind, startNs, endNs, nowMs - (nowNs - startNs) / 1_000_000,
+                nowMs - (nowNs - endNs) / 1_000_000));
     }
 
     List<StoreLoss> storeLosses() {

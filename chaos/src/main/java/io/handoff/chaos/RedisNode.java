@@ -7,13 +7,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The one redis-server every replica shares, in a directory of its own, with an append-only file synced on every
  * write ({@code appendfsync always}): a kill -9 and restart then loses nothing Redis acknowledged, so every
  * invariant the harness checks must hold across it. It comes back on the same port, which the replicas' URL names.
  */
-final class RedisNode {
+final class RedisNode implements RedisStore {
 
     private final Path dir;
     private int port;
@@ -77,6 +78,11 @@ final class RedisNode {
         return "redis://127.0.0.1:" + port;
     }
 
+    @Override
+    public Map<String, String> gatewayEnvironment() {
+        return Map.of("HANDOFF_REDIS_URL", url());
+    }
+
     void kill9() {
         process.kill9();
     }
@@ -89,7 +95,8 @@ final class RedisNode {
         process.resume();
     }
 
-    void stop() {
+    @Override
+    public void stop() {
         if (process != null && process.alive()) {
             process.stop();
         }
@@ -112,7 +119,8 @@ final class RedisNode {
      * Empties the store under load, as an operator's {@code FLUSHALL} would, or a restart of a Redis that keeps
      * nothing: every key and every loaded script gone; the process and its port stay.
      */
-    void wipe() throws IOException {
+    @Override
+    public void wipe() throws IOException {
         Resp.ok(port, "FLUSHALL");
         Resp.ok(port, "SCRIPT", "FLUSH");
     }
