@@ -1,18 +1,21 @@
 package io.handoff.chaos;
 
 import io.handoff.chaos.ChaosSettings.Fault;
+import io.handoff.chaos.ChaosSettings.RedisMode;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Runs the harness from the command line (see {@code chaos/run-chaos.sh}) and exits 1 when an invariant broke.
  *
  * <pre>
  *   ChaosMain --gateway-jar gateway/target/quarkus-app/quarkus-run.jar --out chaos/target/chaos-long
- *             [--sessions 10000] [--max-load-seconds 900] [--workers 6] [--faults replica-kill,redis-pause,...]
+ *             [--sessions 10000] [--max-load-seconds 900] [--workers 6] [--redis single|cluster]
+ *             [--faults replica-kill,redis-pause,...] (default: every fault of the topology)
  *             [--kill-every-ms 2000] [--fault-every-ms 3000] [--gateway-option handoff.reaper.enabled=false]
  * </pre>
  */
@@ -29,7 +32,8 @@ public final class ChaosMain {
         int workers = base.workers();
         long killEvery = base.killEveryMs();
         long faultEvery = base.faultEveryMs();
-        Set<Fault> faults = base.faults();
+        Set<Fault> faults = null; // every fault of the topology unless --faults names them
+        RedisMode redis = RedisMode.SINGLE;
         Path out = base.out();
         Path jar = base.gatewayJar();
         Map<String, String> overrides = new LinkedHashMap<>();
@@ -41,11 +45,12 @@ public final class ChaosMain {
                 case "--workers" -> workers = Integer.parseInt(value);
                 case "--kill-every-ms" -> killEvery = Long.parseLong(value);
                 case "--fault-every-ms" -> faultEvery = Long.parseLong(value);
+                case "--redis" -> redis = parse(() -> RedisMode.parse(value));
                 case "--faults" -> {
                     faults = EnumSet.noneOf(Fault.class);
                     for (String f : value.split(",")) {
                         if (!f.isBlank() && !f.equals("none")) {
-                            faults.add(Fault.parse(f));
+                            faults.add(parse(() -> Fault.parse(f)));
                         }
                     }
                 }
@@ -65,19 +70,38 @@ public final class ChaosMain {
                 }
             }
         }
-        ChaosSettings settings = new ChaosSettings(sessions, maxLoadMs, workers, base.leaseMs(), base.holdMs(),
-                killEvery, faultEvery, base.pauseMs(), base.redisPauseMs(), faults, out.toAbsolutePath(),
-                jar.toAbsolutePath(), base.classPath(), overrides);
+        ChaosSettings settings;
+        try {
+            settings = new ChaosSettings(sessions, maxLoadMs, workers, base.leaseMs(), base.holdMs(), killEvery,
+                    faultEvery, base.pauseMs(), base.redisPauseMs(), redis, faults == null ? Fault.all(redis) : faults,
+                    out.toAbsolutePath(), jar.toAbsolutePath(), base.classPath(), overrides);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage() + "\n" + usage());
+            System.exit(2);
+            return;
+        }
         Verdict v = new ChaosRun(settings).run();
         System.out.println(v.table());
         System.out.println(v.holds() ? "every invariant held" : "BROKEN: " + v.broken());
         System.exit(v.holds() ? 0 : 1);
     }
 
+    /** An option's value, or the usage and exit 2 when it is not one (before anything was started). */
+    private static <T> T parse(Supplier<T> value) {
+        try {
+            return value.get();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage() + "\n" + usage());
+            System.exit(2);
+            throw e;
+        }
+    }
+
     private static String usage() {
         return "options: --sessions N --max-load-seconds S --workers N --kill-every-ms MS --fault-every-ms MS"
+                + " --redis single|cluster"
                 + " --faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash,replica-term,engine-slow,"
-                + "engine-cut|none --out DIR"
+                + "engine-cut,redis-wipe,redis-failover,redis-master-kill|none --out DIR"
                 + " --gateway-jar JAR --gateway-option key=value (repeatable)";
     }
 }

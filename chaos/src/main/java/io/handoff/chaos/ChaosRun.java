@@ -7,7 +7,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,19 +30,21 @@ final class ChaosRun {
         clean(out);
         History history = new History();
         HttpCalls http = new HttpCalls(history);
-        RedisNode redis = new RedisNode(Files.createDirectories(out.resolve("redis")));
+        RedisStore redis = null;
         SimulatorFleet fleet = null;
         Replicas replicas = null;
         Verdict v = new Verdict();
         long t0 = System.currentTimeMillis();
         try {
-            redis.start();
+            redis = startRedis(out);
             fleet = SimulatorFleet.start(settings.classPath(), out, settings.holdMs(), 5);
-            replicas = new Replicas(3, settings.gatewayJar(), out, settings.gatewayConfig(fleet, redis.url()),
-                    history);
+            replicas = new Replicas(3, settings.gatewayJar(), out, settings.gatewayConfig(fleet),
+                    redis.gatewayEnvironment(), history);
             replicas.startAll();
             long startup = System.currentTimeMillis() - t0;
-            log("up in " + startup + " ms: redis " + redis.url() + ", " + fleet.engines().size()
+            v.note("redis: " + settings.redis().name().toLowerCase(Locale.ROOT) + ", "
+                    + redis.gatewayEnvironment());
+            log("up in " + startup + " ms: redis " + redis.gatewayEnvironment() + ", " + fleet.engines().size()
                     + " engines, 3 replicas; load of " + settings.sessions() + " sessions, " + settings.workers()
                     + " clients, faults " + settings.faults());
 
@@ -75,10 +79,15 @@ final class ChaosRun {
             v.figure("load (ms)", loadMs);
             v.figure("sessions started by the load", Math.min(started.get(), settings.sessions()));
             v.figure("operations in the history", history.ops().size());
-            faults.injected().forEach((f, n) -> v.figure("fault " + f.name().toLowerCase().replace('_', '-'),
-                    n.get()));
+            for (ChaosSettings.Fault f : settings.faults()) {
+                v.figure("fault " + f.option(), faults.injected().get(f).get());
+            }
             v.figure("replica processes started", replicas.generations());
+            if (settings.redis() == ChaosSettings.RedisMode.CLUSTER) {
+                v.must("Redis Cluster faults that failed or did not heal", 0, faults.clusterFaultsFailed());
+            }
             outcomes(history, v);
+            masterOutages(history, v);
             Terminations.check(history, replicas, v);
             new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
             v.figure("whole run (ms)", System.currentTimeMillis() - t0);
@@ -89,11 +98,30 @@ final class ChaosRun {
             if (fleet != null) {
                 fleet.stop();
             }
-            redis.stop();
+            if (redis != null) {
+                redis.stop();
+            }
             history.dump(out.resolve("history.jsonl"));
             Files.writeString(out.resolve("figures.txt"), v.table());
         }
         return v;
+    }
+
+    /** One redis-server, or a Redis Cluster of six (three masters, three replicas), in a folder of the run's. */
+    private RedisStore startRedis(Path out) throws IOException {
+        if (settings.redis() == ChaosSettings.RedisMode.CLUSTER) {
+            RedisClusterNodes cluster = new RedisClusterNodes(Files.createDirectories(out.resolve("redis")));
+            try {
+                cluster.start();
+            } catch (RuntimeException | IOException e) {
+                cluster.stop(); // the nodes that started, before the cluster could form
+                throw e;
+            }
+            return cluster;
+        }
+        RedisNode node = new RedisNode(Files.createDirectories(out.resolve("redis")));
+        node.start();
+        return node;
     }
 
     /**
@@ -128,6 +156,39 @@ final class ChaosRun {
             byOutcome.merge(kind + " -> " + op.outcome(), 1L, Long::sum);
         }
         byOutcome.forEach((k, n) -> v.note(String.format("  %-58s %6d", k, n)));
+    }
+
+    /** Outcomes of a call the store's absence refuses: an error, never a wrong answer. */
+    private static final Set<String> REFUSED = Set.of("UNAVAILABLE", "status:UNAVAILABLE", "RESOURCE_EXHAUSTED",
+            "status:RESOURCE_EXHAUSTED", "http-503");
+
+    /**
+     * The calls that ended while a killed master's slots had no master (from the kill until 2 s after its replica
+     * took over, the client's slot cache included): how many were refused, how many answered. Figures only: a
+     * refusal is what such an outage owes its callers; what the answers said is what the invariants check.
+     */
+    private static void masterOutages(History history, Verdict v) {
+        List<History.StoreLoss> kills = history.storeLosses().stream().filter(History.StoreLoss::partial).toList();
+        if (kills.isEmpty()) {
+            return;
+        }
+        long refused = 0;
+        long answered = 0;
+        long outageMs = 0;
+        for (History.StoreLoss k : kills) {
+            outageMs = Math.max(outageMs, k.endMs() - k.startMs());
+        }
+        for (History.Op op : history.ops()) {
+            boolean during = kills.stream().anyMatch(k -> op.endMs() >= k.startMs() && op.endMs() <= k.endMs() + 2000);
+            if (during && REFUSED.contains(op.outcome())) {
+                refused++;
+            } else if (during) {
+                answered++;
+            }
+        }
+        v.figure("longest master kill to its replica's takeover (ms)", outageMs);
+        v.figure("  calls ended from a master's kill to 2 s after takeover: refused", refused);
+        v.figure("  calls ended from a master's kill to 2 s after takeover: otherwise", answered);
     }
 
     static void log(String line) {

@@ -21,25 +21,98 @@ import java.util.Set;
  * @param faultEveryMs  time between two of the other faults
  * @param pauseMs       how long a paused replica stays stopped (longer than a lease)
  * @param redisPauseMs  how long a paused Redis stays stopped
+ * @param redis         one redis-server, or a Redis Cluster of three masters with a replica each
  * @param gatewayOverrides configuration keys given to every replica last (e.g. to see a check fail with the reaper
  *                      turned off)
  */
 record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, long holdMs, long killEveryMs,
-        long faultEveryMs, long pauseMs, long redisPauseMs, Set<Fault> faults, Path out, Path gatewayJar,
-        String classPath, Map<String, String> gatewayOverrides) {
+        long faultEveryMs, long pauseMs, long redisPauseMs, RedisMode redis, Set<Fault> faults, Path out,
+        Path gatewayJar, String classPath, Map<String, String> gatewayOverrides) {
+
+    /** The Redis under the replicas: {@code --redis single|cluster}. */
+    enum RedisMode {
+        SINGLE, CLUSTER;
+
+        static RedisMode parse(String s) {
+            for (RedisMode m : values()) {
+                if (m.name().equalsIgnoreCase(s.trim())) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("--redis takes single or cluster, not '" + s + "'");
+        }
+    }
 
     enum Fault {
-        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL, REDIS_PAUSE, ENGINE_CRASH, REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT;
+        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL(RedisMode.SINGLE), REDIS_PAUSE(RedisMode.SINGLE), ENGINE_CRASH,
+        REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT, REDIS_WIPE, REDIS_FAILOVER(RedisMode.CLUSTER),
+        REDIS_MASTER_KILL(RedisMode.CLUSTER);
+
+        /** The Redis topologies the fault applies to: a Cluster has no one process to kill or pause as a whole. */
+        private final Set<RedisMode> modes;
+
+        Fault() {
+            this.modes = EnumSet.allOf(RedisMode.class);
+        }
+
+        Fault(RedisMode only) {
+            this.modes = EnumSet.of(only);
+        }
+
+        boolean appliesTo(RedisMode mode) {
+            return modes.contains(mode);
+        }
+
+        String option() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
 
         static Fault parse(String s) {
-            return valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+            for (Fault f : values()) {
+                if (f.option().equals(s.trim())) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException("no fault '" + s + "'; the faults are " + EnumSet.allOf(Fault.class)
+                    .stream().map(Fault::option).toList());
+        }
+
+        /** Every fault that applies to {@code mode}. */
+        static Set<Fault> all(RedisMode mode) {
+            Set<Fault> all = EnumSet.noneOf(Fault.class);
+            for (Fault f : values()) {
+                if (f.appliesTo(mode)) {
+                    all.add(f);
+                }
+            }
+            return all;
+        }
+    }
+
+    ChaosSettings {
+        for (Fault f : faults) {
+            if (!f.appliesTo(redis)) {
+                throw new IllegalArgumentException("the fault " + f.option() + " needs --redis "
+                        + (redis == RedisMode.SINGLE ? "cluster" : "single"));
+            }
         }
     }
 
     /** The run in the build: modest load (the machine is shared), every fault, well under three minutes. */
     static ChaosSettings shortRun(Path out, Path gatewayJar, String classPath) {
-        return new ChaosSettings(600, 45_000, 4, 3000, 4000, 2000, 3000, 5000, 1500, EnumSet.allOf(Fault.class),
-                out, gatewayJar, classPath, Map.of());
+        return new ChaosSettings(600, 45_000, 4, 3000, 4000, 2000, 3000, 5000, 1500, RedisMode.SINGLE,
+                Fault.all(RedisMode.SINGLE), out, gatewayJar, classPath, Map.of());
+    }
+
+    /**
+     * The Cluster run in the build: 25 s of load on a Redis Cluster (bound by time, not by a count of sessions, so
+     * that the faults' timer always meets the first failover at about 3 s and the first master's kill at about 6 s),
+     * the replica kills, and in turn a graceful failover, a master's kill, an engine crash and streams cut.
+     */
+    static ChaosSettings clusterShortRun(Path out, Path gatewayJar, String classPath) {
+        return new ChaosSettings(10_000, 25_000, 4, 3000, 4000, 2000, 3000, 5000, 1500, RedisMode.CLUSTER,
+                EnumSet.of(Fault.REPLICA_KILL, Fault.REDIS_FAILOVER, Fault.REDIS_MASTER_KILL, Fault.ENGINE_CRASH,
+                        Fault.ENGINE_CUT), out, gatewayJar, classPath, Map.of());
     }
 
     /** A replica's grace on SIGTERM ({@code handoff.stop.grace-period}): longer than any stream of the load. */
@@ -55,8 +128,11 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         return leaseMs + holdMs + 3000 /* cleanup claim */ + 10_000 /* grace: reaper periods, restarts */;
     }
 
-    /** The deployment's configuration (every replica gets the same) for a fleet and a Redis. */
-    Map<String, String> gatewayConfig(SimulatorFleet fleet, String redisUrl) {
+    /**
+     * The deployment's configuration (every replica gets the same) for a fleet; the store's address comes in the
+     * environment ({@link RedisStore#gatewayEnvironment()}).
+     */
+    Map<String, String> gatewayConfig(SimulatorFleet fleet) {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("quarkus.http.port", "0");
         c.put("quarkus.http.host", "127.0.0.1");
@@ -64,7 +140,6 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         c.put("quarkus.grpc.server.host", "127.0.0.1");
         c.put("quarkus.log.level", "INFO");
         c.put("handoff.store.kind", "redis");
-        c.put("quarkus.redis.hosts", redisUrl);
         c.put("handoff.session.default-lease", leaseMs + "ms");
         c.put("handoff.session.max-lease", holdMs + "ms");
         c.put("handoff.session.tombstone-retention", "2h");

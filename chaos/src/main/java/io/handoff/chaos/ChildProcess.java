@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -38,10 +39,17 @@ final class ChildProcess {
     }
 
     static ChildProcess start(String name, List<String> command, Path log) {
+        return start(name, command, Map.of(), log);
+    }
+
+    /** As {@link #start(String, List, Path)}, with {@code environment} added to the driver's own. */
+    static ChildProcess start(String name, List<String> command, Map<String, String> environment, Path log) {
         try {
             Files.createDirectories(log.getParent());
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            builder.environment().putAll(environment);
+            Process p = builder.start();
             RUNNING.add(p);
             return new ChildProcess(name, p, log);
         } catch (IOException e) {

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The faults, on two timers while the load runs: a kill -9 of a replica every {@code killEveryMs} (restarted at once
  * with a new replica id), and in turn every {@code faultEveryMs} the others: a replica stopped (SIGSTOP) for longer
- * than a lease, Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
+ * than a lease, Redis emptied under load (FLUSHALL), Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
  * with a new identity), a replica stopped with SIGTERM (graceful: it finishes what runs, then a new one starts), an
  * engine answering late or cutting its next streams for a while. Every fault goes in the history.
  */
@@ -24,16 +24,17 @@ final class FaultSchedule {
 
     private final ChaosSettings settings;
     private final Replicas replicas;
-    private final RedisNode redis;
+    private final RedisStore redis;
     private final SimulatorFleet fleet;
     private final HttpCalls http;
     private final History history;
     private final GenerateCalls generate;
     private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
+    private final AtomicInteger clusterFaultsFailed = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
 
-    FaultSchedule(ChaosSettings settings, Replicas replicas, RedisNode redis, SimulatorFleet fleet, HttpCalls http,
+    FaultSchedule(ChaosSettings settings, Replicas replicas, RedisStore redis, SimulatorFleet fleet, HttpCalls http,
             History history) {
         this.settings = settings;
         this.replicas = replicas;
@@ -53,7 +54,8 @@ final class FaultSchedule {
             threads.add(thread("chaos-killer", settings.killEveryMs(), this::killReplica));
         }
         List<Fault> others = new ArrayList<>();
-        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REPLICA_TERM, Fault.ENGINE_SLOW, Fault.REDIS_KILL,
+        for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REDIS_WIPE, Fault.REDIS_FAILOVER,
+                Fault.REDIS_MASTER_KILL, Fault.REPLICA_TERM, Fault.ENGINE_SLOW, Fault.REDIS_KILL,
                 Fault.ENGINE_CRASH, Fault.ENGINE_CUT, Fault.REDIS_PAUSE)) {
             if (settings.faults().contains(f)) {
                 others.add(f);
@@ -77,6 +79,11 @@ final class FaultSchedule {
 
     Map<Fault, AtomicInteger> injected() {
         return injected;
+    }
+
+    /** Redis Cluster faults that could not run or after which the cluster did not heal within its time. */
+    int clusterFaultsFailed() {
+        return clusterFaultsFailed.get();
     }
 
     private Thread thread(String name, long periodMs, Runnable fault) {
@@ -152,6 +159,17 @@ final class FaultSchedule {
         }
     }
 
+    /** A Redis Cluster fault: counted when it ran and the cluster healed, else recorded as failed. */
+    private void clusterFault(Fault f, Runnable fault) {
+        try {
+            fault.run();
+            injected.get(f).incrementAndGet();
+        } catch (RuntimeException e) {
+            clusterFaultsFailed.incrementAndGet();
+            history.event("fault-failed", f.option() + ": " + e.getMessage());
+        }
+    }
+
     private void killReplica() {
         replicas.killOne().ifPresent(id -> injected.get(Fault.REPLICA_KILL).incrementAndGet());
     }
@@ -174,24 +192,52 @@ final class FaultSchedule {
             }
             case REDIS_KILL -> {
                 history.event("redis-killed", "kill -9, restarted at once");
-                redis.kill9();
-                redis.restart();
+                RedisNode node = (RedisNode) redis; // a fault of one redis-server only (ChaosSettings checks)
+                node.kill9();
+                node.restart();
                 history.event("redis-up", "");
+                injected.get(f).incrementAndGet();
+            }
+            case REDIS_WIPE -> {
+                long start = System.nanoTime();
+                try {
+                    redis.wipe();
+                } catch (IOException e) {
+                    history.event("fault-failed", "wipe: " + e.getMessage());
+                    return;
+                } finally {
+                    history.storeLoss(History.WIPE, start, System.nanoTime());
+                }
+                history.event("redis-wiped", "FLUSHALL and SCRIPT FLUSH: every session, key and script gone");
                 injected.get(f).incrementAndGet();
             }
             case REDIS_PAUSE -> {
                 history.event("redis-paused", settings.redisPauseMs() + " ms");
-                redis.pause();
+                RedisNode node = (RedisNode) redis;
+                node.pause();
                 try {
                     Thread.sleep(settings.redisPauseMs());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } finally {
-                    redis.resume();
+                    node.resume();
                 }
                 history.event("redis-resumed", "");
                 injected.get(f).incrementAndGet();
             }
+            case REDIS_FAILOVER -> clusterFault(f, () -> {
+                history.event("redis-failover", "CLUSTER FAILOVER on a replica");
+                history.event("redis-failed-over", ((RedisClusterNodes) redis).failOver());
+            });
+            case REDIS_MASTER_KILL -> clusterFault(f, () -> {
+                history.event("redis-master-killed", "kill -9 of a master");
+                RedisClusterNodes.MasterKill kill = ((RedisClusterNodes) redis).killMaster();
+                // what the master had acknowledged but not replicated is lost at the kill, taken over at promotion
+                history.storeLoss(History.MASTER_KILL, kill.killedNs(), kill.promotedNs());
+                history.event("redis-master-replaced", kill.promoted() + " took over from " + kill.killed() + " in "
+                        + (kill.promotedNs() - kill.killedNs()) / 1_000_000 + " ms; the killed node rejoined as its"
+                        + " replica");
+            });
             case ENGINE_CRASH -> {
                 List<SimulatorFleet.Engine> engines = fleet.engines();
                 SimulatorFleet.Engine e = engines.get(ThreadLocalRandom.current().nextInt(engines.size()));

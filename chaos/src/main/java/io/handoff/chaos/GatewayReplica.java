@@ -30,13 +30,20 @@ final class GatewayReplica {
         this.grpcPort = grpcPort;
     }
 
-    static GatewayReplica start(String id, Path jar, Path dir, Map<String, String> config) {
+    /**
+     * Starts one replica with {@code config} as system properties and {@code environment} as its environment (the
+     * store's address, {@code HANDOFF_REDIS_URL} and {@code QUARKUS_REDIS_CLIENT_TYPE}, as README has an operator
+     * give them).
+     */
+    static GatewayReplica start(String id, Path jar, Path dir, Map<String, String> config,
+            Map<String, String> environment) {
         List<String> command = new ArrayList<>(List.of(Java.binary(), "-Xmx192m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-Dhandoff.replica-id=" + id);
         command.addAll(List.of("-jar", jar.toString()));
-        ChildProcess p = ChildProcess.start("gateway " + id, command, dir.resolve("gateway-" + id + ".log"));
+        ChildProcess p = ChildProcess.start("gateway " + id, command, environment,
+                dir.resolve("gateway-" + id + ".log"));
         int port = Integer.parseInt(p.awaitLine(LISTENING, 0, Duration.ofSeconds(90)));
         int grpcPort = Integer.parseInt(p.awaitLine(GRPC_STARTED, 0, Duration.ofSeconds(5)));
         return new GatewayReplica(id, p, port, grpcPort);

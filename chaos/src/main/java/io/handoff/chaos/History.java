@@ -32,6 +32,24 @@ final class History {
     record Observation(String session, String state, long epoch, long invokedNs, long answeredNs, String via) {
     }
 
+    /** One allocation's answer under an idempotency key, with when it was sent and answered. */
+    record KeyAnswer(String session, long invokedNs, long answeredNs) {
+    }
+
+    /**
+     * A fault that takes acknowledged writes from the store, between {@code startNs} and {@code endNs}
+     * ({@link System#nanoTime()}; {@code startMs}, {@code endMs} on the history's clock): a wipe takes everything; a master's kill takes what it had not yet replicated
+     * (and may leave an older state of a session behind).
+     */
+    record StoreLoss(String kind, long startNs, long endNs, long startMs, long endMs) {
+        boolean partial() {
+            return kind.equals(MASTER_KILL);
+        }
+    }
+
+    static final String WIPE = "redis-wipe";
+    static final String MASTER_KILL = "redis-master-kill";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final long t0 = System.currentTimeMillis();
@@ -41,6 +59,8 @@ final class History {
     private final Map<String, ConcurrentLinkedQueue<Observation>> observations = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> sessionsByKey = new ConcurrentHashMap<>();
     private final Map<String, String> keyRequests = new ConcurrentHashMap<>();
+    private final Map<String, ConcurrentLinkedQueue<KeyAnswer>> keyAnswers = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<StoreLoss> losses = new ConcurrentLinkedQueue<>();
 
     long now() {
         return System.currentTimeMillis() - t0;
@@ -60,9 +80,27 @@ final class History {
                 .add(new Observation(session, state, epoch, invokedNs, answeredNs, via));
     }
 
-    /** An allocation under {@code key} answered {@code session}. */
-    void allocated(String key, String session) {
+    /** An allocation under {@code key}, sent at {@code invokedNs}, answered {@code session} at {@code answeredNs}. */
+    void allocated(String key, String session, long invokedNs, long answeredNs) {
         sessionsByKey.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(session);
+        keyAnswers.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>())
+                .add(new KeyAnswer(session, invokedNs, answeredNs));
+    }
+
+    Map<String, ConcurrentLinkedQueue<KeyAnswer>> keyAnswers() {
+        return keyAnswers;
+    }
+
+    /** The store lost acknowledged writes between these two instants (a fault the harness injected). */
+    void storeLoss(String kind, long startNs, long endNs) {
+        long nowNs = System.nanoTime();
+        long nowMs = now();
+        losses.add(new StoreLoss(kind, startNs, endNs, nowMs - (nowNs - startNs) / 1_000_000,
+                nowMs - (nowNs - endNs) / 1_000_000));
+    }
+
+    List<StoreLoss> storeLosses() {
+        return new ArrayList<>(losses);
     }
 
     /** An idempotency key was used (answered or not), with the request id it carries. */

@@ -38,7 +38,7 @@ final class KvCalls {
         try {
             KvSession s = stub(t, deadlineMs).allocateKvSession(req);
             observe(s, invoked, "allocate");
-            history.allocated(req.getIdempotencyKey(), s.getRef().getSessionId());
+            history.allocated(req.getIdempotencyKey(), s.getRef().getSessionId(), invoked, System.nanoTime());
             history.op("allocate", t.replicaId(), start, req.getIdempotencyKey(), s.getRef().getSessionId(), "OK",
                     s.getState().name());
             return s;

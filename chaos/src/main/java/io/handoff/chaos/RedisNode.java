@@ -1,24 +1,20 @@
 package io.handoff.chaos;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The one redis-server every replica shares, in a directory of its own, with an append-only file synced on every
  * write ({@code appendfsync always}): a kill -9 and restart then loses nothing Redis acknowledged, so every
  * invariant the harness checks must hold across it. It comes back on the same port, which the replicas' URL names.
  */
-final class RedisNode {
+final class RedisNode implements RedisStore {
 
     private final Path dir;
     private int port;
@@ -82,6 +78,11 @@ final class RedisNode {
         return "redis://127.0.0.1:" + port;
     }
 
+    @Override
+    public Map<String, String> gatewayEnvironment() {
+        return Map.of("HANDOFF_REDIS_URL", url());
+    }
+
     void kill9() {
         process.kill9();
     }
@@ -94,7 +95,8 @@ final class RedisNode {
         process.resume();
     }
 
-    void stop() {
+    @Override
+    public void stop() {
         if (process != null && process.alive()) {
             process.stop();
         }
@@ -108,38 +110,19 @@ final class RedisNode {
         }
     }
 
-    /** One command in RESP; answers a bulk or status reply as text (enough for INFO and PING). */
+    /** One command to this Redis (see {@link Resp}). */
     String command(String... words) throws IOException {
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(3000);
-            StringBuilder req = new StringBuilder("*" + words.length + "\r\n");
-            for (String w : words) {
-                req.append('$').append(w.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(w)
-                        .append("\r\n");
-            }
-            OutputStream out = s.getOutputStream();
-            out.write(req.toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
-            String first = in.readLine();
-            if (first == null) {
-                throw new IOException("no reply");
-            }
-            if (first.startsWith("$")) {
-                int len = Integer.parseInt(first.substring(1));
-                char[] body = new char[Math.max(len, 0)];
-                int read = 0;
-                while (read < len) {
-                    int n = in.read(body, read, len - read);
-                    if (n < 0) {
-                        break;
-                    }
-                    read += n;
-                }
-                return new String(body, 0, read);
-            }
-            return first;
-        }
+        return Resp.command(port, words);
+    }
+
+    /**
+     * Empties the store under load, as an operator's {@code FLUSHALL} would, or a restart of a Redis that keeps
+     * nothing: every key and every loaded script gone; the process and its port stay.
+     */
+    @Override
+    public void wipe() throws IOException {
+        Resp.ok(port, "FLUSHALL");
+        Resp.ok(port, "SCRIPT", "FLUSH");
     }
 
     static int freePort() {

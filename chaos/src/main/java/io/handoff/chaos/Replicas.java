@@ -37,6 +37,7 @@ final class Replicas {
     private final Path jar;
     private final Path dir;
     private final Map<String, String> config;
+    private final Map<String, String> environment;
     private final List<Slot> slots = new ArrayList<>();
     private final AtomicInteger generation = new AtomicInteger();
     private final History history;
@@ -46,10 +47,12 @@ final class Replicas {
         return t;
     });
 
-    Replicas(int count, Path jar, Path dir, Map<String, String> config, History history) {
+    Replicas(int count, Path jar, Path dir, Map<String, String> config, Map<String, String> environment,
+            History history) {
         this.jar = jar;
         this.dir = dir;
         this.config = config;
+        this.environment = environment;
         this.history = history;
         for (int i = 0; i < count; i++) {
             slots.add(new Slot());
@@ -70,7 +73,7 @@ final class Replicas {
 
     private void startSlot(int slot) {
         String id = "r" + slot + "-g" + generation.incrementAndGet();
-        GatewayReplica r = GatewayReplica.start(id, jar, dir, config);
+        GatewayReplica r = GatewayReplica.start(id, jar, dir, config, environment);
         ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", r.grpcPort()).usePlaintext().build();
         synchronized (this) {
             Slot s = slots.get(slot);
