@@ -16,7 +16,9 @@ import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.gateway.testing.StreamingGenerate;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
+import io.handoff.openengine.v1.KvOptions;
 import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvSession;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
@@ -115,16 +117,30 @@ class CancelBeforeAcceptanceTest extends FleetTestSupport {
         // the session is as the framework left it: its prefill leg runs under the same request id
         List<GenerateResponse> prefill = StreamingGenerate.run(prefillLeg(session),
                 request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 8));
-        assertTrue(prefill.get(prefill.size() - 1).hasPrefillReady(), prefill.toString());
+        GenerateResponse ready = prefill.get(prefill.size() - 1);
+        assertTrue(ready.hasPrefillReady(), prefill.toString());
         assertEquals(0, route.inFlight().get());
+
+        // and its decode leg takes the KV, so no hold outlives the test
+        GenerateRequest decode = request(FleetRoutes.VLLM_CONTEXT_FIRST, requestId("cancel-lookup-decode"), 8)
+                .toBuilder().setKv(KvOptions.newBuilder().setSession(ready.getPrefillReady().getKvSession())).build();
+        List<GenerateResponse> decoded = StreamingGenerate.run(leg("decode", null), decode);
+        assertTrue(decoded.get(decoded.size() - 1).hasFinished(), decoded.toString());
+        awaitNoKvPinned(fleet().vllm());
     }
 
     /** The client's channel sending a participant's prefill leg on {@code session}. */
     private Channel prefillLeg(KvSession session) {
-        Metadata leg = new Metadata();
-        leg.put(Metadata.Key.of(ParticipantMetadata.LEG, Metadata.ASCII_STRING_MARSHALLER), "prefill");
-        leg.put(Metadata.Key.of(ParticipantMetadata.SESSION, Metadata.ASCII_STRING_MARSHALLER),
-                session.getRef().getSessionId());
-        return ClientInterceptors.intercept(client.channel(), MetadataUtils.newAttachHeadersInterceptor(leg));
+        return leg("prefill", session.getRef().getSessionId());
+    }
+
+    /** The client's channel sending a participant's {@code leg}, on {@code sessionId} when not null. */
+    private Channel leg(String leg, String sessionId) {
+        Metadata headers = new Metadata();
+        headers.put(Metadata.Key.of(ParticipantMetadata.LEG, Metadata.ASCII_STRING_MARSHALLER), leg);
+        if (sessionId != null) {
+            headers.put(Metadata.Key.of(ParticipantMetadata.SESSION, Metadata.ASCII_STRING_MARSHALLER), sessionId);
+        }
+        return ClientInterceptors.intercept(client.channel(), MetadataUtils.newAttachHeadersInterceptor(headers));
     }
 }
