@@ -103,6 +103,7 @@ public final class RoutesText {
             return message;
         }
         return message.replace("Configuration validation failed:", "")
-                .replace("java.lang.IllegalArgumentException: ", "").replaceAll("\\s*\\n\\s*", "; ").replaceAll("^[;\\s]+", "").trim();
+                .replace("java.lang.IllegalArgumentException: ", "")
+                .replaceAll("\\s*\\n\\s*", "; ").replaceAll("^[;\\s]+", "").trim();
     }
 }
