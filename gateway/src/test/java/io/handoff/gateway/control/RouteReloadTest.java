@@ -1,14 +1,23 @@
 package io.handoff.gateway.control;
 
 import io.grpc.Status;
+import io.handoff.gateway.reaper.Reaper;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.routing.RouteReload;
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.SessionService;
+import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
+import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimFleetTestResource;
+import io.handoff.openengine.v1.AllocateKvSessionRequest;
+import io.handoff.openengine.v1.KvSession;
+import io.handoff.openengine.v1.OpenEngineKvGrpc;
+import io.handoff.openengine.v1.ReleaseKvSessionRequest;
 import io.handoff.simulator.EngineConfig;
 import io.handoff.simulator.Engines;
 import io.handoff.simulator.Family;
@@ -32,6 +41,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 import static org.awaitility.Awaitility.await;
@@ -60,6 +70,15 @@ class RouteReloadTest extends ControlPlaneTest {
 
     @Inject
     Clock clock;
+
+    @Inject
+    SessionService sessions;
+
+    @Inject
+    SessionStore store;
+
+    @Inject
+    Reaper reaper;
 
     private Vertx vertx;
     private SimEngine secondDecode;
@@ -263,5 +282,54 @@ class RouteReloadTest extends ControlPlaneTest {
             assertTrue(reload.reason().contains(expected), reload.reason());
         });
         assertSame(table, routes.table(), "nothing changed");
+    }
+
+    @Test
+    void whatARemovedRouteOwesIsStillDischargedThroughItAndNotOnceItIsLetGo() {
+        assertFalse(routes.reload(text(withSecondRoute()), "admin").refused());
+        Route second = routes.named("vllm-2").orElseThrow();
+        OpenEngineKvGrpc.OpenEngineKvBlockingStub kv = GrpcTestClient.withKey(
+                OpenEngineKvGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
+        String first = heldOn(kv);
+        assertFalse(routes.reload(text(SimFleetTestResource.routeProperties()), "admin").refused());
+
+        // the session ends after its route was removed: its KV's discharge still reaches vllm-2's connector
+        release(kv, first);
+        assertEquals(CleanupObligation.Status.ENGINE_HELD, obligationOf(first).status(),
+                "discharged through the retired route (vLLM holds parked KV until its own timer)");
+
+        // once the retired route is let go, an obligation naming it has nowhere to go: retried, then left to the engine
+        assertFalse(routes.reload(text(withSecondRoute()), "admin").refused());
+        String owedAfterLetGo = heldOn(kv);
+        assertFalse(routes.reload(text(SimFleetTestResource.routeProperties()), "admin").refused());
+        routes.letGo();
+        ((MutableClock) clock).advance(second.capabilities().engineHold());
+        routes.letGo();
+        assertTrue(routes.retired().isEmpty());
+        release(kv, owedAfterLetGo);
+        CleanupObligation owed = obligationOf(owedAfterLetGo);
+        assertEquals(CleanupObligation.Status.PENDING, owed.status());
+        assertTrue(owed.lastError().contains("no route named 'vllm-2'"), owed.lastError());
+    }
+
+    /** A caller-allocated session of vllm-2 whose prefill KV is parked on p-0, as a prefill leg records it. */
+    private String heldOn(OpenEngineKvGrpc.OpenEngineKvBlockingStub kv) {
+        String unique = UUID.randomUUID().toString();
+        KvSession s = kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("r-" + unique)
+                .setModel("m-vllm-2").setIdempotencyKey("k-" + unique).build());
+        String id = s.getRef().getSessionId();
+        sessions.recordObligation("team-a", id, CleanupObligation.pending("prefill@p-0", "vllm-2", "p-0",
+                "parked-prefill-kv", Map.of(), clock.instant().plus(Duration.ofSeconds(480)), false))
+                .await().indefinitely();
+        return id;
+    }
+
+    private void release(OpenEngineKvGrpc.OpenEngineKvBlockingStub kv, String sessionId) {
+        kv.releaseKvSession(ReleaseKvSessionRequest.newBuilder().setSessionId(sessionId).build());
+        reaper.sweep().await().atMost(Duration.ofSeconds(30));
+    }
+
+    private CleanupObligation obligationOf(String sessionId) {
+        return store.find(sessionId).await().atMost(Duration.ofSeconds(10)).orElseThrow().obligations().get(0);
     }
 }
