@@ -2,6 +2,8 @@ package io.handoff.gateway.control;
 
 import io.grpc.Status;
 import io.handoff.gateway.reaper.Reaper;
+import io.handoff.gateway.routing.EndpointSource;
+import io.handoff.gateway.routing.PoolMembership;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
@@ -79,6 +81,9 @@ class RouteReloadTest extends ControlPlaneTest {
 
     @Inject
     Reaper reaper;
+
+    @Inject
+    PoolMembership membership;
 
     private Vertx vertx;
     private SimEngine secondDecode;
@@ -191,6 +196,27 @@ class RouteReloadTest extends ControlPlaneTest {
         }
         calls.forEach(call -> assertEquals(Status.Code.OK, call.awaitEnd().getCode()));
         assertTrue(secondDecode.stat("requests_total") > secondBefore, "the new endpoint takes legs");
+    }
+
+    @Test
+    void anEndpointAddedByHandStaysWithItsRouteWhenAReloadChangesTheRoute() {
+        PooledEndpoint added = membership.add("vllm", "decode", "d-9", secondDecode.baseUrl(), EndpointSource.ADMIN)
+                .member();
+        try {
+            Map<String, String> c = new LinkedHashMap<>(SimFleetTestResource.routeProperties());
+            c.put("handoff.routes.vllm.max-in-flight", "500");
+
+            assertEquals(List.of("vllm"), routes.reload(text(c), "admin").changed());
+
+            Route now = routes.named("vllm").orElseThrow();
+            assertEquals(500, now.settings().maxInFlight());
+            assertSame(added, now.decode().member("d-9").orElseThrow());
+            assertEquals(List.of("d-0", "d-9"), now.decode().members().stream().map(m -> m.endpoint().name())
+                    .toList());
+            assertEquals(EndpointSource.ADMIN, added.source());
+        } finally {
+            membership.retire("vllm", "decode", "d-9");
+        }
     }
 
     @Test
