@@ -93,7 +93,19 @@ public class AdminRouteTable {
         if (!check.admits(rc)) {
             return;
         }
-        RouteReload reload = routes.reload(rc.body().asString(), "admin");
+        String text = rc.body().asString();
+        // off the event loop: a reload waits for another one (or the file's) and creates connectors
+        rc.vertx().executeBlocking(() -> routes.reload(text, "admin"), false).onComplete(done -> {
+            if (done.failed()) {
+                AdminKeyCheck.error(rc, 500, "the reload failed: " + ClientText.withoutAddresses(
+                        String.valueOf(done.cause().getMessage())));
+            } else {
+                answer(rc, done.result());
+            }
+        });
+    }
+
+    private static void answer(RoutingContext rc, RouteReload reload) {
         if (reload.refused()) {
             answer(rc, 422, new JsonObject()
                     .put("error", ClientText.withoutAddresses(reload.reason()))
