@@ -177,8 +177,12 @@ public class FleetSampler {
     private EndpointSample record(Route route, String pool, PooledEndpoint member, EndpointStatus status) {
         String key = key(route.name(), pool, member.endpoint().name());
         EndpointSample sample = new EndpointSample(route.name(), pool, member, status, clock.instant());
-        samples.put(key, sample);
         member.observed(status);
+        if (routes.named(route.name()).filter(r -> r == route).isEmpty()) {
+            // a probe that answered after a reload took its route out: what it found is the old route's alone
+            return sample;
+        }
+        samples.put(key, sample);
         if (status.healthy()) {
             if (member.breaker().takeProbe()) {
                 member.breaker().probed(true, status.detail());
