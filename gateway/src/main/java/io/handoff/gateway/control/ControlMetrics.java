@@ -6,7 +6,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -24,6 +26,7 @@ public class ControlMetrics {
     private final Map<Tags, AtomicLong> endpointUp = new ConcurrentHashMap<>();
     private final Map<Tags, double[]> endpointLoad = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> drain = new ConcurrentHashMap<>();
+    private final Map<String, List<Gauge>> poolGauges = new ConcurrentHashMap<>();
 
     public ControlMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -54,15 +57,44 @@ public class ControlMetrics {
     }
 
     /** How many endpoints a pool has now, active (taking new legs) and retired (finishing legs, owed cleanup). */
-    public void poolGauges(String route, String pool, EndpointPool members) {
-        Gauge.builder("handoff.pool.endpoints", members, m -> m.membership().active().size())
-                .tags("route", route, "pool", pool, "state", "active")
+    public void poolGauges(String route, String pool, Supplier<Optional<EndpointPool>> members) {
+        poolGauges.computeIfAbsent(route + '\u0000' + pool, k -> List.of(
+                poolGauge(route, pool, "active", () -> members.get().map(m -> m.membership().active().size())),
+                poolGauge(route, pool, "retired", () -> members.get().map(m -> m.membership().retired().size()))));
+    }
+
+    /**
+     * The gauges of a route's pools read the route serving under that name when scraped, never a pool object: a
+     * reload that replaces the route is followed, one that removes it takes the gauges away.
+     */
+    private Gauge poolGauge(String route, String pool, String state, Supplier<Optional<Integer>> count) {
+        return Gauge.builder("handoff.pool.endpoints", count, c -> c.get().orElse(0))
+                .tags("route", route, "pool", pool, "state", state).strongReference(true)
                 .description("Endpoints in a route's pool, by state: active ones take new legs, retired ones do not")
                 .register(registry);
-        Gauge.builder("handoff.pool.endpoints", members, m -> m.membership().retired().size())
-                .tags("route", route, "pool", pool, "state", "retired")
-                .description("Endpoints in a route's pool, by state: active ones take new legs, retired ones do not")
-                .register(registry);
+    }
+
+    /** Takes away the gauges of a route that no longer serves: its pools' sizes and its endpoints' health. */
+    public void forgetRoute(String route) {
+        for (String pool : List.of("prefill", "decode")) {
+            List<Gauge> gauges = poolGauges.remove(route + '\u0000' + pool);
+            if (gauges != null) {
+                gauges.forEach(registry::remove);
+            }
+        }
+        endpointUp.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.up", route));
+        endpointLoad.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.load", route));
+    }
+
+    private boolean forget(Tags tags, String gauge, String route) {
+        boolean ofRoute = tags.stream().anyMatch(t -> t.getKey().equals("route") && t.getValue().equals(route));
+        if (ofRoute) {
+            Gauge meter = registry.find(gauge).tags(tags).gauge();
+            if (meter != null) {
+                registry.remove(meter);
+            }
+        }
+        return ofRoute;
     }
 
     /** An endpoint found answering as the wrong role or not serving the route's model. */

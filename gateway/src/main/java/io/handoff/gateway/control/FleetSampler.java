@@ -6,6 +6,7 @@ import io.handoff.gateway.routing.EndpointVerdict;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.routing.RoutesSwapped;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.store.SessionStore;
 import io.quarkus.runtime.StartupEvent;
@@ -87,9 +88,35 @@ public class FleetSampler {
                         : Duration.between(lastSample, clock.instant()).toMillis() / 1000.0,
                 () -> sessions == null ? 0L : sessions.activeKv(),
                 () -> sessions == null ? 0L : sessions.engineHeld());
-        for (Route route : routes.all()) {
-            metrics.poolGauges(route.name(), "prefill", route.prefill());
-            metrics.poolGauges(route.name(), "decode", route.decode());
+        routes.all().forEach(this::poolGauges);
+    }
+
+    private void poolGauges(Route route) {
+        String name = route.name();
+        metrics.poolGauges(name, "prefill", () -> routes.named(name).map(Route::prefill));
+        metrics.poolGauges(name, "decode", () -> routes.named(name).map(Route::decode));
+    }
+
+    /**
+     * Follows a reload: what was kept of a route taken out or replaced (its samples, verdicts and gauges) goes, and
+     * every route the reload made is sampled at once, as the routes are at start: the observed half of negotiation.
+     */
+    void swapped(@Observes RoutesSwapped swap) {
+        for (Route old : swap.previous().all()) {
+            if (!swap.serves(old)) {
+                String prefix = old.name() + '\u0000';
+                samples.keySet().removeIf(k -> k.startsWith(prefix));
+                mismatches.keySet().removeIf(k -> k.startsWith(prefix));
+                metrics.forgetRoute(old.name());
+            }
+        }
+        for (Route route : swap.current().all()) {
+            poolGauges(route);
+            if (swap.previous().named(route.name()).filter(r -> r == route).isEmpty()) {
+                Uni.join().all(sample(route, "prefill", route.prefill()), sample(route, "decode", route.decode()))
+                        .andCollectFailures().subscribe().with(ok -> LOG.debugf("route %s sampled", route.name()),
+                                f -> LOG.warnf("sampling route %s failed: %s", route.name(), f.getMessage()));
+            }
         }
     }
 
@@ -150,8 +177,12 @@ public class FleetSampler {
     private EndpointSample record(Route route, String pool, PooledEndpoint member, EndpointStatus status) {
         String key = key(route.name(), pool, member.endpoint().name());
         EndpointSample sample = new EndpointSample(route.name(), pool, member, status, clock.instant());
-        samples.put(key, sample);
         member.observed(status);
+        if (routes.named(route.name()).filter(r -> r == route).isEmpty()) {
+            // a probe that answered after a reload took its route out: what it found is the old route's alone
+            return sample;
+        }
+        samples.put(key, sample);
         if (status.healthy()) {
             if (member.breaker().takeProbe()) {
                 member.breaker().probed(true, status.detail());

@@ -6,9 +6,11 @@ import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -46,15 +48,34 @@ public class AdmissionMetrics {
 
     private final MeterRegistry registry;
     private final Map<String, Timer> waits = new ConcurrentHashMap<>();
+    private final Map<String, List<Supplier<Number>>> depths = new ConcurrentHashMap<>();
 
     public AdmissionMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
-    /** The gauge of the requests waiting in a route's queue, read from {@code depth} when scraped. */
+    /**
+     * Counts {@code depth} in the gauge of the requests waiting in a route's queue, read when scraped. A route
+     * replaced by a reload has a queue of the new route besides the old one's until the old one is {@link #forget
+     * forgotten}: the gauge is their sum.
+     */
     void depth(String route, Supplier<Number> depth) {
-        Gauge.builder("handoff.admission.queue.depth", depth).tag("route", route).strongReference(true)
-                .description("Requests waiting in the route's admission queue for a slot").register(registry);
+        depths.computeIfAbsent(route, r -> {
+            List<Supplier<Number>> queues = new CopyOnWriteArrayList<>();
+            Gauge.builder("handoff.admission.queue.depth", queues,
+                    q -> q.stream().mapToDouble(s -> s.get().doubleValue()).sum()).tag("route", r)
+                    .strongReference(true)
+                    .description("Requests waiting in the route's admission queue for a slot").register(registry);
+            return queues;
+        }).add(depth);
+    }
+
+    /** A queue of a route no longer serving: its waiters no longer count. */
+    void forget(String route, Supplier<Number> depth) {
+        List<Supplier<Number>> queues = depths.get(route);
+        if (queues != null) {
+            queues.remove(depth);
+        }
     }
 
     /** One wait that ended, however long it was ({@link Outcome#FULL} waits not at all). */

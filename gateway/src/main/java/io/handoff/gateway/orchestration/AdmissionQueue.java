@@ -53,6 +53,8 @@ final class AdmissionQueue {
     /** Passes of {@link #drain} asked for: one thread drains at a time, and runs again for those asked meanwhile. */
     private final AtomicInteger drains = new AtomicInteger();
 
+    private final Supplier<Number> depthReading;
+
     AdmissionQueue(String route, int maxWaiting, Duration timeout, Clock clock, Vertx vertx,
             AdmissionMetrics metrics) {
         this.route = route;
@@ -61,7 +63,13 @@ final class AdmissionQueue {
         this.clock = clock;
         this.vertx = vertx;
         this.metrics = metrics;
-        metrics.depth(route, depth::get);
+        this.depthReading = depth::get;
+        metrics.depth(route, depthReading);
+    }
+
+    /** The queue's route no longer serves: the route's gauge stops counting this queue. */
+    void forgotten() {
+        metrics.forget(route, depthReading);
     }
 
     /** Whether anyone waits: a newcomer then queues behind them rather than try for a slot first. */

@@ -140,6 +140,32 @@ public final class EndpointPool {
         return member;
     }
 
+    /**
+     * Takes over, from the pool this one replaces at a reload, the state of the endpoints both have: an active
+     * endpoint of the same name and address is the same object here (its breaker, its running legs' count, what its
+     * probes learned), so a reload does not reset what the pool knows of an engine nor double its limit. Endpoints
+     * the previous pool got from an admin call or discovery join this one as they were, unless configuration now
+     * names them. When the breaker's settings changed, every endpoint gets a new breaker (and count) instead. Called
+     * once, before the pool serves.
+     */
+    synchronized void carryOver(EndpointPool previous) {
+        boolean sameBreakers = previous.breakerFailures == breakerFailures
+                && previous.breakerOpenFor.equals(breakerOpenFor);
+        List<PooledEndpoint> active = new ArrayList<>();
+        for (PooledEndpoint fresh : membership.active()) {
+            PooledEndpoint kept = sameBreakers ? find(previous.members(), fresh.endpoint().name())
+                    .filter(old -> old.endpoint().uri().equals(fresh.endpoint().uri())).orElse(fresh) : fresh;
+            kept.source(EndpointSource.STATIC);
+            active.add(kept);
+        }
+        for (PooledEndpoint old : previous.members()) {
+            if (old.source() != EndpointSource.STATIC && find(active, old.endpoint().name()).isEmpty()) {
+                active.add(sameBreakers ? old : newMember(old.endpoint(), old.source()));
+            }
+        }
+        membership = new Membership(active, List.of());
+    }
+
     private PooledEndpoint newMember(Endpoint endpoint, EndpointSource source) {
         return new PooledEndpoint(endpoint, new EndpointBreaker(clock, breakerFailures, breakerOpenFor), source);
     }

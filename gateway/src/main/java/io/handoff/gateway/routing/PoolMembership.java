@@ -14,7 +14,9 @@ import java.util.stream.Stream;
  * Adds endpoints to the pools of serving routes and retires them, for the admin API (and discovery). An endpoint
  * joins only after the checks negotiation gives configured ones ({@link RouteFactory#checkJoining}); it then gets
  * its own breaker like them, and its connector client is made on its first call, as for configured ones. Changes of
- * one route are serialised, so that two calls cannot give one name to two engines. Membership is this replica's:
+ * one route are serialised, so that two calls cannot give one name to two engines, and with reloads of the routes
+ * ({@link RouteRegistry#reload}), so that a change never lands on a route a reload has just replaced (a reload
+ * carries an endpoint added by hand over to the route that replaces its route). Membership is this replica's:
  * another replica learns of a change only through its own admin API or discovery.
  */
 @ApplicationScoped
@@ -39,6 +41,13 @@ public class PoolMembership {
      *                           endpoint of the route, CONFLICT for a name the pool or route already uses
      */
     public Member add(String routeName, String pool, String endpointName, String url, EndpointSource source) {
+        // under the registry's lock, as a reload is: a change never lands on a route a reload has just replaced
+        synchronized (routes) {
+            return addNow(routeName, pool, endpointName, url, source);
+        }
+    }
+
+    private Member addNow(String routeName, String pool, String endpointName, String url, EndpointSource source) {
         Route route = route(routeName);
         EndpointPool members = pool(route, pool);
         if (endpointName == null || endpointName.isBlank()) {
@@ -84,6 +93,12 @@ public class PoolMembership {
      * @throws MembershipRefusal NOT_FOUND for an unknown route, pool or active endpoint
      */
     public Member retire(String routeName, String pool, String endpointName) {
+        synchronized (routes) {
+            return retireNow(routeName, pool, endpointName);
+        }
+    }
+
+    private Member retireNow(String routeName, String pool, String endpointName) {
         Route route = route(routeName);
         EndpointPool members = pool(route, pool);
         synchronized (route) {

@@ -148,6 +148,20 @@ public final class RouteFactory {
     }
 
     /**
+     * Negotiates and creates a route that replaces {@code previous} (of the same name) at a reload: a new connector
+     * and pools, whose endpoints that {@code previous} has too keep their state ({@link EndpointPool#carryOver}).
+     */
+    public Route replace(Route previous, RouteSettings s, ConnectorContext context, Clock clock,
+            Set<String> discovered) {
+        Route route = create(s, context, clock, discovered);
+        if (previous.family().equals(s.family())) {
+            route.prefill().carryOver(previous.prefill());
+            route.decode().carryOver(previous.decode());
+        }
+        return route;
+    }
+
+    /**
      * Checks an endpoint that is to join a serving route's pool as negotiation checks the configured ones: a name
      * as configuration allows, an absolute URI, and the connector accepting the route with the
      * endpoint among its pool's current ones ({@link ConnectorService#initialise}, which does no I/O). A refusal is

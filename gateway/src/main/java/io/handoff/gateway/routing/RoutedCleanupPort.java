@@ -12,8 +12,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Discharges an obligation through the connector of the route that recorded it (obligations name their route as
  * their connector), on the endpoint that holds the KV, whether it is still active in its pool or was retired from it
- * (a retired endpoint takes no new legs but is still owed its discharges). An obligation whose route or endpoint this
- * replica does not know is retried and, after the reaper's attempts, abandoned to the engine's own timer.
+ * (a retired endpoint takes no new legs but is still owed its discharges), and whether its route still serves or a
+ * reload retired it ({@link RouteRegistry#forCleanup}). An obligation whose route or endpoint this replica does not
+ * know is retried and, after the reaper's attempts, abandoned to the engine's own timer.
  */
 @ApplicationScoped
 public class RoutedCleanupPort implements CleanupPort {
@@ -26,18 +27,16 @@ public class RoutedCleanupPort implements CleanupPort {
 
     @Override
     public Uni<DischargeResult> discharge(Session session, CleanupObligation obligation) {
-        Route route = routes.named(obligation.connector()).orElse(null);
+        Route route = routes.forCleanup(obligation.connector(), obligation.endpoint()).orElse(null);
         if (route == null) {
-            return Uni.createFrom().item(DischargeResult.retry("no route named '" + obligation.connector()
-                    + "' is configured on this replica"));
+            String why = routes.named(obligation.connector()).isPresent()
+                    ? "route " + obligation.connector() + " has no endpoint named '" + obligation.endpoint() + "'"
+                    : "no route named '" + obligation.connector() + "' is configured on this replica";
+            return Uni.createFrom().item(DischargeResult.retry(why));
         }
         Endpoint endpoint = route.prefill().member(obligation.endpoint())
                 .or(() -> route.decode().member(obligation.endpoint()))
-                .map(PooledEndpoint::endpoint).orElse(null);
-        if (endpoint == null) {
-            return Uni.createFrom().item(DischargeResult.retry("route " + route.name() + " has no endpoint named '"
-                    + obligation.endpoint() + "'"));
-        }
+                .map(PooledEndpoint::endpoint).orElseThrow();
         HeldKv held = new HeldKv(obligation.id(), endpoint, obligation.resource(), obligation.handle(),
                 obligation.heldUntil(), true);
         return Uni.createFrom().deferred(() -> route.connector().discharge(held));

@@ -21,6 +21,16 @@ public interface RoutingConfig {
 
     Demo demo();
 
+    /**
+     * A file of routes, a properties text of {@code handoff.routes.<name>.*} keys, read while the gateway runs: a
+     * change is reloaded as {@code POST /admin/routes/reload} reloads ({@link RoutesFileWatch}).
+     */
+    Optional<String> routesFile();
+
+    /** How often {@link #routesFile()} is read, on the gateway's clock. */
+    @WithDefault("5s")
+    Duration routesFilePoll();
+
     interface Demo {
         /** Start in-process simulators and one route per family when no route is configured. */
         @WithDefault("true")

@@ -346,7 +346,8 @@ final class ManifestChecks {
 
     /**
      * The gateway keeps sessions in Redis, at the Secret's URL; its routes come from a mounted ConfigMap's
-     * application.properties, where Quarkus reads one beside the application (config/ under the working directory).
+     * application.properties, where Quarkus reads one beside the application (config/ under the working directory),
+     * and the gateway watches that file for changes ({@code HANDOFF_ROUTES_FILE}), so it holds routes only.
      */
     List<String> configuration() {
         List<String> problems = new ArrayList<>();
@@ -366,6 +367,15 @@ final class ManifestChecks {
         } else if (properties(routes.get()).stringPropertyNames().stream()
                 .noneMatch(k -> k.startsWith("handoff.routes."))) {
             problems.add("the mounted application.properties configures no route (handoff.routes.<name>.*)");
+        } else {
+            // the watch reloads the file as a whole, and a reload takes routes only
+            properties(routes.get()).stringPropertyNames().stream().filter(k -> !k.startsWith("handoff.routes."))
+                    .forEach(k -> problems.add("the mounted routes file has " + k + ", which a reload refuses"));
+        }
+        String watched = expected.workingDir() + "/config/application.properties";
+        Optional<EnvVar> file = env(container, "HANDOFF_ROUTES_FILE");
+        if (file.isEmpty() || !watched.equals(file.get().getValue())) {
+            problems.add("HANDOFF_ROUTES_FILE is not the mounted routes file " + watched + ": " + file);
         }
         return problems;
     }

@@ -31,6 +31,8 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
     /** Valid values for documented keys whose table gives no single literal default. */
     static final Map<String, String> SAMPLES = Map.ofEntries(
             Map.entry("handoff.replica-id", REPLICA_ID),
+            // a file that is not there: the watch reads it, says so, and the configured routes serve
+            Map.entry("handoff.routes-file", "target/documented-routes/routes.properties"),
             Map.entry("handoff.auth.admin-keys", "documented-admin-key"),
             Map.entry("handoff.auth.tenants.<tenant>.api-keys", "documented-tenant-key"),
             // generous: the limits are read and built, and no request of this test waits on them

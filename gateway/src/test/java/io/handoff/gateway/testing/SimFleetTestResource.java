@@ -10,7 +10,7 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.vertx.core.Vertx;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -47,8 +47,15 @@ public class SimFleetTestResource implements QuarkusTestResourceLifecycleManager
         other.role = Role.DECODE;
         other.model = "other-model";
         otherModel = new VllmEngine(other).startBlocking(vertx);
+        return routeProperties();
+    }
 
-        Map<String, String> c = new HashMap<>();
+    /**
+     * The routes of the profile as configuration keys, to the engines running now: what the gateway starts with,
+     * and the baseline a test that reloads the routes writes back.
+     */
+    public static Map<String, String> routeProperties() {
+        Map<String, String> c = new LinkedHashMap<>();
         String bootstrap = Integer.toString(engine(Family.SGLANG, Role.PREFILL).auxPort("bootstrap"));
         route(c, "vllm", "m-vllm", "vllm", url(Family.VLLM, Role.PREFILL), url(Family.VLLM, Role.DECODE),
                 "context-first", "context-first");

@@ -124,7 +124,7 @@ public class AdminEndpoints {
     }
 
     /** One endpoint as the operator reads it; the URL is what the operator (or configuration) gave. */
-    private JsonObject json(Route route, String pool, PooledEndpoint m, boolean active) {
+    JsonObject json(Route route, String pool, PooledEndpoint m, boolean active) {
         JsonObject out = new JsonObject()
                 .put("name", m.endpoint().name())
                 .put("url", m.endpoint().uri().toString())
