@@ -4,8 +4,7 @@ import io.grpc.Status;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.SimFleetTestResource;
-import io.handoff.simulator.EngineConfig;
-import io.handoff.simulator.Engines;
+import io.handoff.gateway.testing.SpareDecodeEngine;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
@@ -14,7 +13,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +22,6 @@ import org.junit.jupiter.api.TestInstance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,23 +42,18 @@ class PoolEndpointsAdminTest extends ControlPlaneTest {
     public static class Profile extends ControlPlaneProfile {
     }
 
-    private Vertx vertx;
+    private SpareDecodeEngine spare;
     private SimEngine secondDecode;
 
     @BeforeAll
     void startASecondDecodeEngine() {
-        vertx = Vertx.vertx();
-        EngineConfig c = Engines.config(Family.VLLM);
-        Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
-        c.role = Role.DECODE;
-        c.clock = decode().clock();
-        secondDecode = Engines.create(c).startBlocking(vertx);
+        spare = SpareDecodeEngine.vllm(decode().clock());
+        secondDecode = spare.engine();
     }
 
     @AfterAll
     void stopIt() {
-        secondDecode.stopBlocking();
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+        spare.close();
     }
 
     private static SimEngine prefill() {

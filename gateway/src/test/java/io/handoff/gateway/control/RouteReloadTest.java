@@ -16,12 +16,11 @@ import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimFleetTestResource;
+import io.handoff.gateway.testing.SpareDecodeEngine;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.KvSession;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.handoff.openengine.v1.ReleaseKvSessionRequest;
-import io.handoff.simulator.EngineConfig;
-import io.handoff.simulator.Engines;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
@@ -29,7 +28,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -85,23 +83,18 @@ class RouteReloadTest extends ControlPlaneTest {
     @Inject
     PoolMembership membership;
 
-    private Vertx vertx;
+    private SpareDecodeEngine spare;
     private SimEngine secondDecode;
 
     @BeforeAll
     void startASecondDecodeEngine() {
-        vertx = Vertx.vertx();
-        EngineConfig c = Engines.config(Family.VLLM);
-        Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
-        c.role = Role.DECODE;
-        c.clock = decode().clock();
-        secondDecode = Engines.create(c).startBlocking(vertx);
+        spare = SpareDecodeEngine.vllm(decode().clock());
+        secondDecode = spare.engine();
     }
 
     @AfterAll
     void stopIt() {
-        secondDecode.stopBlocking();
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+        spare.close();
     }
 
     /** Every test leaves the routes as the gateway started with them. */

@@ -6,11 +6,9 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,12 +29,9 @@ class CollectorGoneIT {
     /** The exporter's logger lets this many warnings through in a minute before it throttles itself to one a minute. */
     private static final int WARNINGS_BEFORE_THROTTLE = 5;
 
-    @TestHTTPResource("/")
-    URL base;
-
     @Test
     void aCollectorThatGoesAwayCostsARateLimitedWarningAndNoRequest() throws Exception {
-        OtlpExportContract.generate(base, "gone-before", FleetRoutes.VLLM_CONTEXT_FIRST);
+        OtlpExportContract.generate("gone-before", FleetRoutes.VLLM_CONTEXT_FIRST);
         OtlpExportContract.requestSpan("gone-before");
 
         OtlpExportResource.receiver().close();
@@ -45,7 +40,7 @@ class CollectorGoneIT {
         int sent = 0;
         while (!OtlpExportResource.log().contains(THROTTLED)) {
             assertTrue(sent < 200, "the exporter's warnings were never throttled:\n" + warnings());
-            List<GenerateResponse> events = OtlpExportContract.generate(base, "gone-" + sent++,
+            List<GenerateResponse> events = OtlpExportContract.generate("gone-" + sent++,
                     FleetRoutes.VLLM_CONTEXT_FIRST);
             assertTrue(events.get(events.size() - 1).hasFinished(), events.toString());
         }

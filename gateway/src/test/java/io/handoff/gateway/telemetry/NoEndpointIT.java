@@ -5,11 +5,9 @@ import io.handoff.gateway.testing.OtlpExportResource;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import org.junit.jupiter.api.Test;
 
-import java.net.URL;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,15 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @WithTestResource(value = OtlpExportResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class NoEndpointIT {
 
-    @TestHTTPResource("/")
-    URL base;
-
     @Test
     void requestsAreTracedButNothingIsExportedAndNothingAboutExportIsLogged() throws Exception {
         // each Generate takes a simulated prefill of 150 ms: the exporter's batches come every 50 ms meanwhile
         for (int i = 0; i < 5; i++) {
             String requestId = "no-endpoint-" + i;
-            List<GenerateResponse> events = OtlpExportContract.generate(base, requestId,
+            List<GenerateResponse> events = OtlpExportContract.generate(requestId,
                     FleetRoutes.VLLM_CONTEXT_FIRST);
             assertTrue(events.get(events.size() - 1).hasFinished(), events.toString());
             String traceId = OtlpExportContract.loggedTraceId(requestId);

@@ -130,12 +130,8 @@ abstract class OtlpExportContract {
         return trace.group(1);
     }
 
-    private List<GenerateResponse> generate(String requestId, String model) throws Exception {
-        return generate(base, requestId, model);
-    }
-
     /** A Generate of four tokens over the packaged gateway's gRPC, its events once it ended; held up, it fails at its deadline. */
-    static List<GenerateResponse> generate(URL base, String requestId, String model) throws Exception {
+    static List<GenerateResponse> generate(String requestId, String model) throws Exception {
         try (GrpcTestClient client = new GrpcTestClient(OtlpExportResource.grpcPort())) {
             List<GenerateResponse> events = new ArrayList<>();
             InferenceGrpc.newBlockingStub(client.channel()).withDeadlineAfter(WAIT.toMillis(), TimeUnit.MILLISECONDS)
