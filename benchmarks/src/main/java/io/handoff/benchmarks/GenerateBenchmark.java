@@ -80,7 +80,9 @@ public final class GenerateBenchmark {
 
     static int run(GenerateOptions o, String commandLine) throws Exception {
         Locale.setDefault(Locale.ROOT);
-        System.out.println("== Handoff Generate benchmark: through the gateway vs the two vLLM legs direct ==");
+        System.out.println(o.policies().isEmpty()
+                ? "== Handoff Generate benchmark: through the gateway vs the two vLLM legs direct =="
+                : "== Handoff Generate benchmark: prefill policies, one gateway route each (issue 15) ==");
         System.out.println("command: " + commandLine);
         System.out.printf("machine: %d CPUs, Java %s (%s)%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), System.getProperty("java.vm.name"));
