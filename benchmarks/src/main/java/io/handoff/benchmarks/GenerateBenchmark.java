@@ -117,12 +117,8 @@ public final class GenerateBenchmark {
     }
 
     private int measure() throws Exception {
-        for (Target t : targets) {
-            String problem = probe(t);
-            if (problem != null) {
-                System.out.println("probe: " + t.name() + " did not complete a request: " + problem);
-                return 1;
-            }
+        if (!probeAll()) {
+            return 1;
         }
         idleRss = memory.rss();
         System.out.println();
@@ -178,12 +174,8 @@ public final class GenerateBenchmark {
      * the prefill simulators' prefix-cache counters are read before the phase and after it drained.
      */
     private int comparePolicies() throws Exception {
-        for (Target t : targets) {
-            String problem = probe(t);
-            if (problem != null) {
-                System.out.println("probe: " + t.name() + " did not complete a request: " + problem);
-                return 1;
-            }
+        if (!probeAll()) {
+            return 1;
         }
         PromptWorkload shared = o.workload();
         System.out.printf("%nworkload: %d prefixes of %d tokens, then %d tokens of each request's own; prefill"
@@ -261,6 +253,18 @@ public final class GenerateBenchmark {
             everyTally.add(tally);
         }
         return out;
+    }
+
+    /** One probe per target; answers false, having said why, when one did not complete. */
+    private boolean probeAll() throws Exception {
+        for (Target t : targets) {
+            String problem = probe(t);
+            if (problem != null) {
+                System.out.println("probe: " + t.name() + " did not complete a request: " + problem);
+                return false;
+            }
+        }
+        return true;
     }
 
     /** One request, waited for; answers null or what went wrong, so a misconfigured run stops at once. */
