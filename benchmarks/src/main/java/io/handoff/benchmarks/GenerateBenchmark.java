@@ -177,6 +177,7 @@ public final class GenerateBenchmark {
         if (!probeAll()) {
             return 1;
         }
+        idleRss = memory.rss();
         PromptWorkload shared = o.workload();
         System.out.printf("%nworkload: %d prefixes of %d tokens, then %d tokens of each request's own; prefill"
                 + " engines %s%n", shared.prefixes(), shared.prefixTokens(), shared.suffixTokens(), o.prefillPool());
