@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -18,16 +19,22 @@ final class ClosedLoop extends AbstractClosedLoop {
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private final Supplier<Tally> chooser;
-    private final String promptBase;
+    private final LongFunction<String> prompts;
 
     ClosedLoop(int concurrency, Supplier<Tally> chooser, String promptBase) {
-        this(concurrency, Duration.ZERO, chooser, promptBase);
+        this(concurrency, Duration.ZERO, chooser, numbered(promptBase));
     }
 
-    ClosedLoop(int concurrency, Duration ramp, Supplier<Tally> chooser, String promptBase) {
+    /** @param prompts the prompt of each request, by its number (unique across the run) */
+    ClosedLoop(int concurrency, Duration ramp, Supplier<Tally> chooser, LongFunction<String> prompts) {
         super(concurrency, ramp);
         this.chooser = chooser;
-        this.promptBase = promptBase;
+        this.prompts = prompts;
+    }
+
+    /** The base with the request number appended, which makes every prompt distinct. */
+    static LongFunction<String> numbered(String promptBase) {
+        return n -> promptBase + " (request " + n + ")";
     }
 
     @Override
@@ -43,8 +50,7 @@ final class ClosedLoop extends AbstractClosedLoop {
         long n = SEQUENCE.incrementAndGet();
         InFlight request = new InFlight(tally);
         try {
-            // the sequence number makes every prompt distinct, the same text for every target
-            tally.target.send("bench-" + RUN + "-" + n, promptBase + " (request " + n + ")", request);
+            tally.target.send("bench-" + RUN + "-" + n, prompts.apply(n), request);
         } catch (RuntimeException e) {
             request.failed("send", e);
         }

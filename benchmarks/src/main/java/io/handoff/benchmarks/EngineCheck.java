@@ -31,13 +31,8 @@ final class EngineCheck {
     /** Prints one line per engine and answers the problems found (empty when all is well). */
     static List<String> check(Vertx vertx, String role, URI engine) {
         List<String> problems = new ArrayList<>();
-        HttpClient client = vertx.createHttpClient();
         try {
-            Buffer body = client.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(engine.getHost())
-                            .setPort(engine.getPort()).setURI("/sim/stats"))
-                    .compose(r -> r.send().compose(response -> response.body()))
-                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            JsonNode stats = JSON.readTree(body.toString());
+            JsonNode stats = stats(vertx, engine);
             StringBuilder line = new StringBuilder(String.format("  %-7s %s: requests_total %d, freed_by_pull %d",
                     role, engine, stats.path("requests_total").asLong(), stats.path("freed_by_pull").asLong()));
             for (String key : MUST_BE_ZERO) {
@@ -50,9 +45,21 @@ final class EngineCheck {
             System.out.println(line);
         } catch (Exception e) {
             problems.add(role + ": /sim/stats unreadable: " + e);
+        }
+        return problems;
+    }
+
+    /** The simulator's {@code /sim/stats}. */
+    static JsonNode stats(Vertx vertx, URI engine) throws Exception {
+        HttpClient client = vertx.createHttpClient();
+        try {
+            Buffer body = client.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(engine.getHost())
+                            .setPort(engine.getPort()).setURI("/sim/stats"))
+                    .compose(r -> r.send().compose(response -> response.body()))
+                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            return JSON.readTree(body.toString());
         } finally {
             client.close();
         }
-        return problems;
     }
 }

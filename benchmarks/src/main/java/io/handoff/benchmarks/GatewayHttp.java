@@ -21,8 +21,17 @@ final class GatewayHttp implements Target {
     private final URI gateway;
     private final String model;
     private final int maxTokens;
+    private final String name;
+    private final String key;
 
     GatewayHttp(Vertx vertx, URI gateway, String model, int maxTokens, int poolSize) {
+        this(vertx, gateway, model, maxTokens, poolSize, "gateway HTTP /v1/completions", "http");
+    }
+
+    /** A completion on the route of {@code model}, reported under its own name (one route per policy, issue 15). */
+    GatewayHttp(Vertx vertx, URI gateway, String model, int maxTokens, int poolSize, String name, String key) {
+        this.name = name;
+        this.key = key;
         this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setMaxPoolSize(poolSize));
         this.gateway = gateway;
         this.model = model;
@@ -31,12 +40,12 @@ final class GatewayHttp implements Target {
 
     @Override
     public String key() {
-        return "http";
+        return key;
     }
 
     @Override
     public String name() {
-        return "gateway HTTP /v1/completions";
+        return name;
     }
 
     @Override

@@ -1,6 +1,9 @@
 package io.handoff.benchmarks;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.core.Vertx;
+
+import java.net.URI;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
 /**
  * Load driver for orchestrated handoffs through the gateway next to the same two vLLM legs sent straight to the
@@ -23,6 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * the next, so targets never overlap. Last, one request in flight with the targets taking turns request by request,
  * which is where the gateway's own added latency shows: under a closed loop at high concurrency, latency is
  * concurrency / throughput (Little's law), so there the added latency is the throughput gap in another form.
+ *
+ * <p>With {@code --policy}, the run compares endpoint choice instead (issue 15): one target per gateway route, each
+ * route differing only in its prefill policy, on a shared-prefix workload and then on unique prompts of the same
+ * length, with the prefix-cache hits of the prefill simulators over each phase (see {@link PolicyReport}).
  */
 public final class GenerateBenchmark {
 
@@ -72,12 +80,15 @@ public final class GenerateBenchmark {
 
     static int run(GenerateOptions o, String commandLine) throws Exception {
         Locale.setDefault(Locale.ROOT);
-        System.out.println("== Handoff Generate benchmark: through the gateway vs the two vLLM legs direct ==");
+        System.out.println(o.policies().isEmpty()
+                ? "== Handoff Generate benchmark: through the gateway vs the two vLLM legs direct =="
+                : "== Handoff Generate benchmark: prefill policies, one gateway route each (issue 15) ==");
         System.out.println("command: " + commandLine);
         System.out.printf("machine: %d CPUs, Java %s (%s)%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), System.getProperty("java.vm.name"));
-        System.out.printf("gateway: %s, gRPC %s (%s store)   prefill: %s   decode: %s   model: %s%n", o.gateway(),
-                o.gatewayGrpc(), o.store(), o.prefill(), o.decode(), o.model());
+        System.out.printf("gateway: %s, gRPC %s (%s store)   %s%n", o.gateway(), o.gatewayGrpc(), o.store(),
+                o.policies().isEmpty() ? "prefill: " + o.prefill() + "   decode: " + o.decode() + "   model: "
+                        + o.model() : "policy routes (policy=model): " + o.policies());
         System.out.printf("requests: %d output tokens, simulator token interval %d ms, prefill latency %d ms%n",
                 o.maxTokens(), o.tokenIntervalMs(), o.prefillLatencyMs());
         Vertx vertx = Vertx.vertx();
@@ -85,6 +96,11 @@ public final class GenerateBenchmark {
         try {
             // one pooled connection per stream in flight, as the gateway's own connector client allows
             int pool = o.concurrency() + 16;
+            if (!o.policies().isEmpty()) {
+                o.policies().forEach((policy, model) -> targets.add(new GatewayHttp(vertx, o.gatewayHttp(), model,
+                        o.maxTokens(), pool, policy, policy)));
+                return new GenerateBenchmark(o, vertx, targets).comparePolicies();
+            }
             targets.add(new DirectLegs(vertx, o.prefill(), o.decode(), o.model(), o.maxTokens(), pool));
             if (o.mode().grpc()) {
                 targets.add(new GatewayGrpc(o.gatewayGrpc(), o.channels(), o.model(), o.maxTokens(),
@@ -101,18 +117,14 @@ public final class GenerateBenchmark {
     }
 
     private int measure() throws Exception {
-        for (Target t : targets) {
-            String problem = probe(t);
-            if (problem != null) {
-                System.out.println("probe: " + t.name() + " did not complete a request: " + problem);
-                return 1;
-            }
+        if (!probeAll()) {
+            return 1;
         }
         idleRss = memory.rss();
         System.out.println();
         System.out.printf("warm-up: %.0f s, concurrency %d, targets in turn for at most %d s each%n",
                 o.warmup().toMillis() / 1000.0, o.concurrency(), SLICE.toSeconds());
-        List<String> warmTrace = warmUp();
+        List<String> warmTrace = warmUp(ClosedLoop.numbered(PROMPT));
 
         System.out.println();
         System.out.printf("load: %d round(s), concurrency %d, each phase %.1f s unrecorded then %s%n", o.rounds(),
@@ -123,7 +135,7 @@ public final class GenerateBenchmark {
         for (int round = 0; round < o.rounds(); round++) {
             for (int k = 0; k < targets.size(); k++) {
                 Target t = targets.get((k + round) % targets.size());
-                if (!loadWindow(load.get(t), round)) {
+                if (!loadWindow(load.get(t), round, ClosedLoop.numbered(PROMPT))) {
                     drainFailures++;
                 }
             }
@@ -148,11 +160,80 @@ public final class GenerateBenchmark {
         }
         System.out.println(sent);
 
+        List<String> engineProblems = checkEngines(List.of(o.prefill()), List.of(o.decode()));
+        long errors = printErrors(drainFailures, engineProblems);
+        System.out.println();
+        System.out.println(report.resultLine(errors));
+        return errors == 0 && drainFailures == 0 && engineProblems.isEmpty() ? 0 : 1;
+    }
+
+    /**
+     * The policy comparison (issue 15): a warm-up on the shared-prefix workload, then for each workload (shared
+     * prefix, unique prompts) {@code --rounds} rounds of one load phase per policy route, the order rotated each
+     * round. Each phase has prompts of its own (its own prefixes), so no policy starts with the cache another filled;
+     * the prefill simulators' prefix-cache counters are read before the phase and after it drained.
+     */
+    private int comparePolicies() throws Exception {
+        if (!probeAll()) {
+            return 1;
+        }
+        idleRss = memory.rss();
+        PromptWorkload shared = o.workload();
+        System.out.printf("%nworkload: %d prefixes of %d tokens, then %d tokens of each request's own; prefill"
+                + " engines %s%n", shared.prefixes(), shared.prefixTokens(), shared.suffixTokens(), o.prefillPool());
+        System.out.printf("warm-up: %.0f s on the shared-prefix workload, concurrency %d, routes in turn%n",
+                o.warmup().toMillis() / 1000.0, o.concurrency());
+        long salt = 0;
+        warmUp(shared.prompts(salt));
+        System.out.printf("%nload: %d round(s) per workload, concurrency %d, each phase %.1f s unrecorded then"
+                + " %.1f s%n", o.rounds(), o.concurrency(), o.settle().toMillis() / 1000.0,
+                o.seconds().toMillis() / 1000.0);
+        PolicyReport report = new PolicyReport(targets);
+        int drainFailures = 0;
+        for (PromptWorkload workload : List.of(shared, shared.unique())) {
+            Map<Target, Tally> load = tallies(workload.name());
+            for (int round = 0; round < o.rounds(); round++) {
+                for (int k = 0; k < targets.size(); k++) {
+                    Target t = targets.get((k + round) % targets.size());
+                    PrefixTokens before = prefixTokens();
+                    if (!loadWindow(load.get(t), round, workload.prompts(++salt))) {
+                        drainFailures++;
+                    }
+                    report.prefixTokens(workload, t, prefixTokens().minus(before));
+                }
+            }
+            report.add(workload, load);
+        }
+        report.print();
+        List<String> engineProblems = checkEngines(o.prefillPool(), o.decodePool());
+        long errors = printErrors(drainFailures, engineProblems);
+        return errors == 0 && drainFailures == 0 && engineProblems.isEmpty() ? 0 : 1;
+    }
+
+    /** The prefix-cache counters summed over the prefill pool. */
+    private PrefixTokens prefixTokens() throws Exception {
+        long hit = 0;
+        long miss = 0;
+        for (URI engine : o.prefillPool()) {
+            JsonNode stats = EngineCheck.stats(vertx, engine);
+            hit += stats.path("prefix_cache_hit_tokens").asLong();
+            miss += stats.path("prefix_cache_miss_tokens").asLong();
+        }
+        return new PrefixTokens(hit, miss);
+    }
+
+    /** Prints the check of every simulator after the run; answers the problems found. */
+    private List<String> checkEngines(List<URI> prefills, List<URI> decodes) {
         System.out.println();
         System.out.println("simulators after the run (every request drained):");
-        List<String> engineProblems = new ArrayList<>(EngineCheck.check(vertx, "prefill", o.prefill()));
-        engineProblems.addAll(EngineCheck.check(vertx, "decode", o.decode()));
+        List<String> engineProblems = new ArrayList<>();
+        prefills.forEach(e -> engineProblems.addAll(EngineCheck.check(vertx, "prefill", e)));
+        decodes.forEach(e -> engineProblems.addAll(EngineCheck.check(vertx, "decode", e)));
+        return engineProblems;
+    }
 
+    /** Prints the errors of the whole run and the simulators' problems; answers the number of errors. */
+    private long printErrors(int drainFailures, List<String> engineProblems) {
         long errors = everyTally.stream().mapToLong(t -> t.errors.count()).sum();
         System.out.println();
         System.out.printf("errors (warm-up, measured, drain) = %d%s%n", errors,
@@ -162,9 +243,7 @@ public final class GenerateBenchmark {
             t.errors.kept().forEach(e -> System.out.println("  error (" + t.errors.phase() + "): " + e));
         }
         engineProblems.forEach(p -> System.out.println("  simulator check failed: " + p));
-        System.out.println();
-        System.out.println(report.resultLine(errors));
-        return errors == 0 && drainFailures == 0 && engineProblems.isEmpty() ? 0 : 1;
+        return errors;
     }
 
     private Map<Target, Tally> tallies(String phase) {
@@ -175,6 +254,18 @@ public final class GenerateBenchmark {
             everyTally.add(tally);
         }
         return out;
+    }
+
+    /** One probe per target; answers false, having said why, when one did not complete. */
+    private boolean probeAll() throws Exception {
+        for (Target t : targets) {
+            String problem = probe(t);
+            if (problem != null) {
+                System.out.println("probe: " + t.name() + " did not complete a request: " + problem);
+                return false;
+            }
+        }
+        return true;
     }
 
     /** One request, waited for; answers null or what went wrong, so a misconfigured run stops at once. */
@@ -199,14 +290,14 @@ public final class GenerateBenchmark {
     }
 
     /** Unrecorded load, the targets in turn; answers the rate of each slice, to show when the JIT settled. */
-    private List<String> warmUp() throws InterruptedException {
+    private List<String> warmUp(LongFunction<String> prompts) throws InterruptedException {
         Map<Target, Tally> warm = tallies("warm-up");
         List<String> trace = new ArrayList<>();
         long until = System.nanoTime() + o.warmup().toNanos();
         for (int i = 0; System.nanoTime() < until; i++) {
             Tally tally = warm.get(targets.get(i % targets.size()));
             long slice = Math.min(SLICE.toNanos(), until - System.nanoTime());
-            ClosedLoop loop = new ClosedLoop(o.concurrency(), o.ramp(), () -> tally, PROMPT);
+            ClosedLoop loop = new ClosedLoop(o.concurrency(), o.ramp(), () -> tally, prompts);
             long start = System.nanoTime();
             loop.start();
             TimeUnit.NANOSECONDS.sleep(slice);
@@ -222,8 +313,8 @@ public final class GenerateBenchmark {
     }
 
     /** One measured load phase of one target; answers false if its requests did not drain. */
-    private boolean loadWindow(Tally tally, int round) throws InterruptedException {
-        ClosedLoop loop = new ClosedLoop(o.concurrency(), o.ramp(), () -> tally, PROMPT);
+    private boolean loadWindow(Tally tally, int round, LongFunction<String> prompts) throws InterruptedException {
+        ClosedLoop loop = new ClosedLoop(o.concurrency(), o.ramp(), () -> tally, prompts);
         loop.start();
         TimeUnit.NANOSECONDS.sleep(o.settle().toNanos());
         CpuWatch cpu = new CpuWatch(o.watch());

@@ -2,7 +2,9 @@ package io.handoff.benchmarks;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -15,7 +17,8 @@ import static io.handoff.benchmarks.Flags.secondsOf;
 record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI decode, String model, Mode mode, int concurrency,
         int maxTokens, Duration warmup, Duration seconds, long requests, int rounds, Duration settle,
         Duration latency, int channels, long tokenIntervalMs, long prefillLatencyMs, String store,
-        Map<String, Long> watch, String heapOf, Duration ramp) {
+        Map<String, Long> watch, String heapOf, Duration ramp, Map<String, String> policies, List<URI> prefillPool,
+        List<URI> decodePool, PromptWorkload workload) {
 
     /** Which gateway fronts run against the direct baseline. */
     enum Mode {
@@ -53,7 +56,14 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
             "  --store NAME              the gateway's session store, for the report    [memory]",
             "  --watch NAME=PID          also report CPU and RSS of this process (repeatable, Linux)",
             "  --heap-of NAME            a watched JVM whose heap is measured after a full GC (jcmd) with every",
-            "                            stream of a load phase still open, and again once it drained");
+            "                            stream of a load phase still open, and again once it drained",
+            "policy comparison (issue 15): with --policy, the run compares the gateway's routes instead of direct",
+            "  --policy NAME=MODEL       a route (by the model it serves) whose prefill-policy is NAME (repeatable)",
+            "  --prefill-pool URL        a prefill simulator of those routes, for its prefix hits (repeatable)",
+            "  --decode-pool URL         a decode simulator of those routes, checked at the end (repeatable)",
+            "  --prefixes N              shared prefixes of the shared-prefix workload  [32]",
+            "  --prefix-tokens N         tokens of each shared prefix                   [2000]",
+            "  --suffix-tokens N         tokens of each request's own suffix            [200]");
 
     static GenerateOptions parse(String[] args) {
         String gateway = "127.0.0.1:8080";
@@ -77,6 +87,12 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         Map<String, Long> watch = new LinkedHashMap<>();
         String heapOf = null;
         double ramp = 0;
+        Map<String, String> policies = new LinkedHashMap<>();
+        List<URI> prefillPool = new ArrayList<>();
+        List<URI> decodePool = new ArrayList<>();
+        int prefixes = 32;
+        int prefixTokens = 2000;
+        int suffixTokens = 200;
         Flags flags = new Flags(args, USAGE);
         while (flags.next()) {
             String a = flags.name();
@@ -103,18 +119,36 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
                 case "--watch" -> addWatch(watch, value);
                 case "--heap-of" -> heapOf = value;
                 case "--ramp-seconds" -> ramp = nonNegative(a, Double.parseDouble(value));
+                case "--policy" -> addPolicy(policies, value);
+                case "--prefill-pool" -> prefillPool.add(URI.create(value));
+                case "--decode-pool" -> decodePool.add(URI.create(value));
+                case "--prefixes" -> prefixes = (int) positive(a, Integer.parseInt(value));
+                case "--prefix-tokens" -> prefixTokens = (int) positive(a, Integer.parseInt(value));
+                case "--suffix-tokens" -> suffixTokens = (int) positive(a, Integer.parseInt(value));
                 default -> throw flags.unknown();
             }
         }
-        if (prefill == null || decode == null) {
+        if (policies.isEmpty() && (prefill == null || decode == null)) {
             throw new IllegalArgumentException("--prefill and --decode are required\n" + USAGE);
+        }
+        if (!policies.isEmpty() && prefillPool.isEmpty()) {
+            throw new IllegalArgumentException("--policy needs at least one --prefill-pool\n" + USAGE);
         }
         if (heapOf != null && !watch.containsKey(heapOf)) {
             throw new IllegalArgumentException("--heap-of " + heapOf + " names no --watch process\n" + USAGE);
         }
         return new GenerateOptions(gateway, gatewayGrpc, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
                 secondsOf(seconds), requests, rounds, secondsOf(settle), secondsOf(latency), channels, tokenInterval,
-                prefillLatency, store, watch, heapOf, secondsOf(ramp));
+                prefillLatency, store, watch, heapOf, secondsOf(ramp), policies, List.copyOf(prefillPool),
+                List.copyOf(decodePool), PromptWorkload.sharedPrefix(prefixes, prefixTokens, suffixTokens));
+    }
+
+    private static void addPolicy(Map<String, String> policies, String value) {
+        int eq = value.indexOf('=');
+        if (eq <= 0 || eq == value.length() - 1) {
+            throw new IllegalArgumentException("--policy takes NAME=MODEL, was " + value);
+        }
+        policies.put(value.substring(0, eq), value.substring(eq + 1));
     }
 
     /** The gateway's HTTP listener as a base URI. */

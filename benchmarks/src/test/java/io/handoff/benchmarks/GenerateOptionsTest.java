@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -28,6 +29,21 @@ class GenerateOptionsTest {
         assertFalse(o.mode().http());
         assertEquals(42L, o.watch().get("gateway"));
         assertEquals(URI.create("http://127.0.0.1:8080"), o.gatewayHttp());
+    }
+
+    @Test
+    void policyComparisonNeedsNoDirectEnginesButAPrefillPool() {
+        GenerateOptions o = GenerateOptions.parse(new String[] {"--policy", "prefix-affinity=sim-pa",
+            "--policy", "least-outstanding=sim-lo", "--prefill-pool", "http://127.0.0.1:9001",
+            "--prefill-pool", "http://127.0.0.1:9003", "--prefix-tokens", "500"});
+        assertEquals(List.of("prefix-affinity", "least-outstanding"), List.copyOf(o.policies().keySet()));
+        assertEquals("sim-lo", o.policies().get("least-outstanding"));
+        assertEquals(2, o.prefillPool().size());
+        assertEquals(32, o.workload().prefixes());
+        assertEquals(700, o.workload().promptTokens());
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(new String[] {"--policy", "x=m"}));
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(new String[] {"--policy", "x",
+            "--prefill-pool", "http://127.0.0.1:9001"}));
     }
 
     @Test
