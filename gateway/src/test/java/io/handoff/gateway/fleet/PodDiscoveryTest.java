@@ -13,8 +13,6 @@ import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.KubernetesApiResource;
 import io.handoff.gateway.testing.SimFleetTestResource;
-import io.handoff.simulator.EngineConfig;
-import io.handoff.simulator.Engines;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
@@ -36,7 +34,6 @@ import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,11 +66,7 @@ class PodDiscoveryTest {
     void startDecodeEngines() {
         vertx = Vertx.vertx();
         for (int i = 0; i < 4; i++) {
-            EngineConfig c = Engines.config(Family.VLLM);
-            Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
-            c.role = Role.DECODE;
-            c.clock = SimFleetTestResource.engine(Family.VLLM, Role.DECODE).clock();
-            engines.add(Engines.create(c).startBlocking(vertx));
+            engines.add(AdminEndpoints.decodeEngine(vertx));
         }
     }
 
@@ -256,13 +249,11 @@ class PodDiscoveryTest {
     }
 
     private static String field(JsonPath listed, String pool, String endpoint, String field) {
-        return listed.param("n", endpoint).getString("pools." + pool + ".find { it.name == n }." + field);
+        return AdminEndpoints.field(listed, pool, endpoint, field);
     }
 
     private JsonPath endpoints() {
-        return RestAssured.given().baseUri(base.toString())
-                .header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY)
-                .get("/admin/routes/" + ROUTE + "/endpoints").then().statusCode(200).extract().jsonPath();
+        return AdminEndpoints.of(base, ROUTE);
     }
 
     private static SimEngine prefill() {
