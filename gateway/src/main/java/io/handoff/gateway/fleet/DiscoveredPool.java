@@ -2,9 +2,10 @@ package io.handoff.gateway.fleet;
 
 import io.handoff.gateway.control.FleetSampler;
 import io.handoff.gateway.routing.EndpointSource;
+import io.handoff.gateway.routing.KubernetesSource;
 import io.handoff.gateway.routing.MembershipRefusal;
 import io.handoff.gateway.routing.PoolMembership;
-import io.handoff.gateway.routing.RoutingConfig.KubernetesSlices;
+import io.handoff.gateway.routing.RoutingConfig.KubernetesEndpoints;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jboss.logging.Logger;
@@ -16,10 +17,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One route's pool fed by Kubernetes: brings the pool's discovered members to what the slices offer now. Endpoints
- * join and retire through {@link PoolMembership}, so a joining one passes negotiation's check (and is sampled at once,
- * as the admin API's are) and a retired one finishes its legs and stays resolvable for cleanup. Only members this pool added are retired here: static and
- * admin endpoints are never touched.
+ * One route's pool fed by Kubernetes: brings the pool's discovered members to what the slices or pods offer now.
+ * Endpoints join and retire through {@link PoolMembership}, so a joining one passes negotiation's check (and is
+ * sampled at once, as the admin API's are) and a retired one finishes its legs and stays resolvable for cleanup. Only
+ * members this pool added are retired here: static and admin endpoints are never touched.
  *
  * <p>An endpoint the pool refuses (its connector does not accept it, or its name is taken) is logged and counted once,
  * then left out until Kubernetes stops offering it; offered again later, it is tried again.
@@ -30,18 +31,20 @@ final class DiscoveredPool {
 
     private final String route;
     private final String pool;
-    private final KubernetesSlices slices;
+    private final KubernetesEndpoints settings;
+    private final KubernetesSource source;
     private final PoolMembership membership;
     private final FleetSampler sampler;
     private final Counter refusals;
     private final Set<String> joined = new HashSet<>();
     private final Map<String, URI> refused = new HashMap<>();
 
-    DiscoveredPool(String route, String pool, KubernetesSlices slices, PoolMembership membership,
+    DiscoveredPool(String route, String pool, KubernetesEndpoints settings, PoolMembership membership,
             FleetSampler sampler, MeterRegistry metrics) {
         this.route = route;
         this.pool = pool;
-        this.slices = slices;
+        this.settings = settings;
+        this.source = KubernetesSource.of(route, pool, settings.source());
         this.membership = membership;
         this.sampler = sampler;
         // registered at once, so that a dashboard sees 0 before the first refusal
@@ -49,8 +52,20 @@ final class DiscoveredPool {
                 EndpointSource.KUBERNETES.label());
     }
 
-    KubernetesSlices slices() {
-        return slices;
+    String route() {
+        return route;
+    }
+
+    String pool() {
+        return pool;
+    }
+
+    KubernetesEndpoints settings() {
+        return settings;
+    }
+
+    KubernetesSource source() {
+        return source;
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.handoff.gateway.fleet;
 
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.handoff.gateway.control.FleetSampler;
 import io.handoff.gateway.routing.PoolMembership;
 import io.handoff.gateway.routing.RoutingConfig;
-import io.handoff.gateway.routing.RoutingConfig.KubernetesSlices;
+import io.handoff.gateway.routing.RoutingConfig.KubernetesEndpoints;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import jakarta.annotation.PostConstruct;
@@ -18,6 +18,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,9 +26,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Watches the EndpointSlices the routes' pools ask for ({@code handoff.routes.<name>.prefill-discovery.kubernetes.*}
- * and {@code decode-discovery}) with one informer per namespace and selector, and hands each change to the pools
- * that asked. With no pool asking, no client is made and no cluster is contacted.
+ * Watches the EndpointSlices or pods the routes' pools ask for ({@code
+ * handoff.routes.<name>.prefill-discovery.kubernetes.*} and {@code decode-discovery}) with one informer per source,
+ * namespace and selector, and hands each change to the pools that asked; {@link WatchUp} says whether each watch
+ * is up. With no pool asking, no client is made and no cluster is contacted.
  *
  * <p>The start does not wait for the cluster: the routes serve their configured endpoints at once, and discovered
  * ones join as the informer lists them. An API server that cannot be reached is logged and retried by the informer,
@@ -47,7 +49,7 @@ public class KubernetesDiscovery {
     private final PoolMembership membership;
     private final FleetSampler sampler;
     private final MeterRegistry metrics;
-    private final List<SharedIndexInformer<EndpointSlice>> informers = new ArrayList<>();
+    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private KubernetesClient client;
 
     public KubernetesDiscovery(RoutingConfig routing, KubernetesConfig kubernetes, PoolMembership membership,
@@ -71,18 +73,18 @@ public class KubernetesDiscovery {
         }
         client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
         String ownNamespace = Optional.ofNullable(client.getNamespace()).orElse("default");
-        Map<SliceWatch, List<DiscoveredPool>> byWatch = new LinkedHashMap<>();
+        Map<DiscoveryWatch, List<DiscoveredPool>> byWatch = new LinkedHashMap<>();
         for (DiscoveredPool p : pools) {
-            SliceWatch watch = new SliceWatch(p.slices().namespace().orElse(ownNamespace),
-                    p.slices().labelSelector());
+            DiscoveryWatch watch = new DiscoveryWatch(p.source(), p.settings().namespace().orElse(ownNamespace),
+                    p.settings().labelSelector());
             byWatch.computeIfAbsent(watch, w -> new ArrayList<>()).add(p);
         }
         byWatch.forEach(this::watch);
     }
 
-    private DiscoveredPool pool(String route, String pool, KubernetesSlices slices) {
+    private DiscoveredPool pool(String route, String pool, KubernetesEndpoints settings) {
         membership.route(route); // a route that did not negotiate has stopped the start before this
-        return new DiscoveredPool(route, pool, slices, membership, sampler, metrics);
+        return new DiscoveredPool(route, pool, settings, membership, sampler, metrics);
     }
 
     private Config clientConfig() {
@@ -91,24 +93,37 @@ public class KubernetesDiscovery {
         return config.build();
     }
 
-    private void watch(SliceWatch watch, List<DiscoveredPool> pools) {
-        SharedIndexInformer<EndpointSlice> informer = client.discovery().v1().endpointSlices()
-                .inNamespace(watch.namespace()).withLabelSelector(watch.labelSelector())
-                .runnableInformer(RESYNC_MILLIS);
-        ResourceEventHandler<EndpointSlice> changed = new ResourceEventHandler<>() {
+    private void watch(DiscoveryWatch watch, List<DiscoveredPool> pools) {
+        switch (watch.source()) {
+            case ENDPOINT_SLICES -> watch(watch, pools, client.discovery().v1().endpointSlices()
+                    .inNamespace(watch.namespace()).withLabelSelector(watch.labelSelector())
+                    .runnableInformer(RESYNC_MILLIS), SliceEndpoints::ready);
+            case PODS -> watch(watch, pools, client.pods().inNamespace(watch.namespace())
+                    .withLabelSelector(watch.labelSelector()).runnableInformer(RESYNC_MILLIS), PodEndpoints::ready);
+        }
+    }
+
+    /** What the objects of a watch offer a pool now, by endpoint name: {@link SliceEndpoints}, {@link PodEndpoints}. */
+    private interface Offered<T> {
+        Map<String, URI> ready(List<T> objects, KubernetesEndpoints pool);
+    }
+
+    private <T extends HasMetadata> void watch(DiscoveryWatch watch, List<DiscoveredPool> pools,
+            SharedIndexInformer<T> informer, Offered<T> offered) {
+        ResourceEventHandler<T> changed = new ResourceEventHandler<>() {
             @Override
-            public void onAdd(EndpointSlice slice) {
-                offer(informer, pools);
+            public void onAdd(T object) {
+                offer(informer, pools, offered);
             }
 
             @Override
-            public void onUpdate(EndpointSlice before, EndpointSlice after) {
-                offer(informer, pools);
+            public void onUpdate(T before, T after) {
+                offer(informer, pools, offered);
             }
 
             @Override
-            public void onDelete(EndpointSlice slice, boolean finalStateUnknown) {
-                offer(informer, pools);
+            public void onDelete(T object, boolean finalStateUnknown) {
+                offer(informer, pools, offered);
             }
 
             @Override
@@ -119,27 +134,29 @@ public class KubernetesDiscovery {
         informer.addEventHandler(changed);
         // retried at start too (the default gives up when the first list fails): the routes serve meanwhile
         informer.exceptionHandler((started, failure) -> {
-            LOG.warnf("EndpointSlices %s: %s; retrying", watch, failure.getMessage());
+            LOG.warnf("%s: %s; retrying", watch, failure.getMessage());
             return true;
         });
+        pools.forEach(p -> WatchUp.register(metrics, informer, p.route(), p.pool(), watch.source()));
         informers.add(informer);
         informer.start().whenComplete((ok, failure) -> {
             if (failure == null) {
-                LOG.infof("EndpointSlices %s: watched for %d pool(s)", watch, pools.size());
+                LOG.infof("%s: watched for %d pool(s)", watch, pools.size());
             } else {
-                LOG.errorf(failure, "EndpointSlices %s: the informer did not start", watch);
+                LOG.errorf(failure, "%s: the informer did not start", watch);
             }
         });
     }
 
     /** Every pool of the watch is told what the whole cache offers now, not what the one event changed. */
-    private static void offer(SharedIndexInformer<EndpointSlice> informer, List<DiscoveredPool> pools) {
-        List<EndpointSlice> slices = informer.getStore().list();
+    private static <T> void offer(SharedIndexInformer<T> informer, List<DiscoveredPool> pools, Offered<T> offered) {
+        List<T> objects = informer.getStore().list();
         for (DiscoveredPool pool : pools) {
             try {
-                pool.offer(SliceEndpoints.ready(slices, pool.slices()));
+                pool.offer(offered.ready(objects, pool.settings()));
             } catch (RuntimeException e) {
-                LOG.errorf(e, "applying EndpointSlices to a pool failed");
+                LOG.errorf(e, "applying what Kubernetes offers to route %s's %s pool failed", pool.route(),
+                        pool.pool());
             }
         }
     }

@@ -68,8 +68,8 @@ public class RouteRegistry {
         this.metrics = metrics;
         List<RoutesText.Parsed> settings = new ArrayList<>();
         config.routes().forEach((name, route) -> {
-            settings.add(new RoutesText.Parsed(RouteSettings.from(name, route), discoveryOf(route)));
-            discoveryAtStart.put(name, discoveryOf(route));
+            settings.add(new RoutesText.Parsed(RouteSettings.from(name, route), discoveryOf(name, route)));
+            discoveryAtStart.put(name, discoveryOf(name, route));
         });
         if (settings.isEmpty() && config.demo().enabled() && fallback.isResolvable()) {
             fallback.get().routes().forEach(s -> settings.add(new RoutesText.Parsed(s, Map.of())));
@@ -90,16 +90,22 @@ public class RouteRegistry {
         letGoTimer = vertx.setPeriodic(LET_GO_PERIOD_MS, id -> letGo());
     }
 
-    /** By pool ({@code prefill}, {@code decode}), what a route's discovery watches; absent: nothing. */
-    static Map<String, String> discoveryOf(RoutingConfig.RouteConfig route) {
+    /**
+     * By pool ({@code prefill}, {@code decode}), what a route's discovery watches; absent: nothing.
+     *
+     * @throws IllegalArgumentException a pool's discovery names a source there is not
+     */
+    static Map<String, String> discoveryOf(String name, RoutingConfig.RouteConfig route) {
         Map<String, String> pools = new LinkedHashMap<>();
-        describe(route.prefillDiscovery()).ifPresent(d -> pools.put("prefill", d));
-        describe(route.decodeDiscovery()).ifPresent(d -> pools.put("decode", d));
+        describe(name, "prefill", route.prefillDiscovery()).ifPresent(d -> pools.put("prefill", d));
+        describe(name, "decode", route.decodeDiscovery()).ifPresent(d -> pools.put("decode", d));
         return pools;
     }
 
-    private static Optional<String> describe(RoutingConfig.PoolDiscovery discovery) {
-        return discovery.kubernetes().map(k -> "kubernetes namespace=" + k.namespace().orElse("") + " label-selector="
+    private static Optional<String> describe(String route, String pool, RoutingConfig.PoolDiscovery discovery) {
+        return discovery.kubernetes().map(k -> "kubernetes source="
+                + KubernetesSource.of(route, pool, k.source()).label() + " namespace=" + k.namespace().orElse("")
+                + " label-selector="
                 + k.labelSelector() + " port-name=" + k.portName().orElse("") + " port="
                 + (k.port().isPresent() ? k.port().getAsInt() : "") + " scheme=" + k.scheme());
     }

@@ -91,7 +91,7 @@ public final class RoutesText {
         List<Parsed> out = new ArrayList<>();
         new TreeSet<>(config.routes().keySet()).forEach(name -> {
             RoutingConfig.RouteConfig route = config.routes().get(name);
-            out.add(new Parsed(RouteSettings.from(name, route), RouteRegistry.discoveryOf(route)));
+            out.add(new Parsed(RouteSettings.from(name, route), RouteRegistry.discoveryOf(name, route)));
         });
         return out;
     }

@@ -149,8 +149,11 @@ public interface RoutingConfig {
     /** Where a pool's endpoints are found while the gateway runs; nowhere when nothing is set. */
     interface PoolDiscovery {
 
-        /** The ready endpoints of EndpointSlices in a namespace, chosen by label (the fleet room watches them). */
-        Optional<KubernetesSlices> kubernetes();
+        /**
+         * The ready endpoints of EndpointSlices, or the ready pods, of a namespace, chosen by label (the fleet room
+         * watches them).
+         */
+        Optional<KubernetesEndpoints> kubernetes();
 
         /** Whether the pool takes endpoints from anywhere besides its configuration. */
         default boolean any() {
@@ -158,18 +161,28 @@ public interface RoutingConfig {
         }
     }
 
-    interface KubernetesSlices {
+    interface KubernetesEndpoints {
 
-        /** The namespace of the slices; the gateway's own (as its client finds it) when unset. */
+        /**
+         * What is watched: {@code endpoint-slices} (the slices of a Service) or {@code pods} (the pods themselves);
+         * read through {@link KubernetesSource#of}, which refuses anything else.
+         */
+        @WithDefault(KubernetesSource.DEFAULT)
+        String source();
+
+        /** The namespace of the slices or pods; the gateway's own (as its client finds it) when unset. */
         Optional<String> namespace();
 
-        /** Which slices, e.g. {@code kubernetes.io/service-name=vllm-decode}. */
+        /** Which slices or pods, e.g. {@code kubernetes.io/service-name=vllm-decode} or {@code app=vllm-decode}. */
         String labelSelector();
 
-        /** The slice port, by name; the slice's only port when neither this nor {@link #port()} is set. */
+        /**
+         * The port, by name (a slice port's, or a pod's container port's); the only port when neither this nor
+         * {@link #port()} is set.
+         */
         Optional<String> portName();
 
-        /** The slice port, by number; wins over {@link #portName()}. */
+        /** The port, by number; wins over {@link #portName()}. */
         OptionalInt port();
 
         /** The scheme of the endpoints' URLs. */

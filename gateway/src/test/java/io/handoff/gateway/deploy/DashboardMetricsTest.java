@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.grpc.Status;
+import io.handoff.gateway.fleet.KubernetesDiscoveryProfile;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
@@ -48,14 +49,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The Grafana dashboard and the Prometheus alerts under {@code deploy/} read only metrics the gateway exports: a
- * gateway with a simulated fleet serves requests of every kind the metrics count (orchestrated, bypassed, refused, a
- * caller's session renewed, a drain's progress read), then every metric name in every panel's query, template
+ * gateway with a simulated fleet, some of whose pools are discovered in Kubernetes (the mock API server of
+ * {@link KubernetesDiscoveryProfile}, so that the discovery watches report), serves requests of every kind the
+ * metrics count (orchestrated, bypassed, refused, a caller's session renewed, a drain's progress read, a route
+ * reload refused), then every metric name in every panel's query, template
  * variable and alert expression must be a series of its {@code /q/metrics}. Names are compared as Prometheus stores
  * series: a histogram or timer is read through its {@code _bucket}, {@code _count}, {@code _sum} or {@code _max}
  * series, each of which the scrape holds under that name.
  */
 @QuarkusTest
-@TestProfile(ControlPlaneProfile.class)
+@TestProfile(KubernetesDiscoveryProfile.class)
 class DashboardMetricsTest {
 
     /** How long a loaded machine may take before every metric has its first sample. */
@@ -192,7 +195,8 @@ class DashboardMetricsTest {
 
     /**
      * Requests of every kind a panel or alert counts: orchestrated, bypassed, refused; a caller's session allocated,
-     * renewed and released; the drain's progress read (which a drain that does not finish is alerted on).
+     * renewed and released; the drain's progress read (which a drain that does not finish is alerted on); a route
+     * reload refused (a key outside the routes), which changes nothing.
      */
     private void driveEveryKindOfRequest() throws InterruptedException {
         try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
@@ -220,5 +224,7 @@ class DashboardMetricsTest {
         }
         RestAssured.given().baseUri(base.toString()).header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY)
                 .get("/admin/drain").then().statusCode(200);
+        RestAssured.given().baseUri(base.toString()).header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY)
+                .body("handoff.session.max-lease=2h").post("/admin/routes/reload").then().statusCode(422);
     }
 }

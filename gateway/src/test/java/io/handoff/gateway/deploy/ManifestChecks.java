@@ -51,9 +51,10 @@ final class ManifestChecks {
     record Expected(String gateway, int httpPort, int grpcPort, String image, String workingDir, Predicate<String> served) {
     }
 
-    /** The only access discovery needs: list and watch EndpointSlices, as its informer does (fleet/). */
+    /** The only access discovery needs: list and watch EndpointSlices and pods, as its informers do (fleet/). */
     static final Set<String> DISCOVERY_ACCESS = Set.of(
-            "discovery.k8s.io/endpointslices list", "discovery.k8s.io/endpointslices watch");
+            "discovery.k8s.io/endpointslices list", "discovery.k8s.io/endpointslices watch",
+            "/pods list", "/pods watch");
 
     private final Cluster cluster;
     private final Expected expected;
@@ -420,7 +421,7 @@ final class ManifestChecks {
     }
 
     /**
-     * The gateway's ServiceAccount may list and watch EndpointSlices in its namespace, and nothing else:
+     * The gateway's ServiceAccount may list and watch EndpointSlices and pods in its namespace, and nothing else:
      * no other verb, resource, resource name restriction, or cluster-wide grant.
      */
     List<String> discoveryAccess() {

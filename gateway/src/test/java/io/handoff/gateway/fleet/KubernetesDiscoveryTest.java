@@ -11,8 +11,6 @@ import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.KubernetesApiResource;
 import io.handoff.gateway.testing.SimFleetTestResource;
-import io.handoff.simulator.EngineConfig;
-import io.handoff.simulator.Engines;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
@@ -34,7 +32,6 @@ import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -75,11 +72,7 @@ class KubernetesDiscoveryTest {
     }
 
     private SimEngine decodeEngine() {
-        EngineConfig c = Engines.config(Family.VLLM);
-        Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
-        c.role = Role.DECODE;
-        c.clock = decode().clock();
-        return Engines.create(c).startBlocking(vertx);
+        return AdminEndpoints.decodeEngine(vertx);
     }
 
     @AfterAll
@@ -282,7 +275,7 @@ class KubernetesDiscoveryTest {
     }
 
     private static String field(JsonPath listed, String pool, String endpoint, String field) {
-        return listed.param("n", endpoint).getString("pools." + pool + ".find { it.name == n }." + field);
+        return AdminEndpoints.field(listed, pool, endpoint, field);
     }
 
     private JsonPath endpoints() {
@@ -290,9 +283,7 @@ class KubernetesDiscoveryTest {
     }
 
     private JsonPath endpoints(String route) {
-        return RestAssured.given().baseUri(base.toString())
-                .header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY)
-                .get("/admin/routes/" + route + "/endpoints").then().statusCode(200).extract().jsonPath();
+        return AdminEndpoints.of(base, route);
     }
 
     private double refusals() {

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
-import io.handoff.gateway.routing.RoutingConfig.KubernetesSlices;
+import io.handoff.gateway.routing.RoutingConfig.KubernetesEndpoints;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -20,10 +20,15 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 class SliceEndpointsTest {
 
     /** A pool's discovery settings, as configuration would give them. */
-    record Pool(Optional<String> portName, OptionalInt port, String scheme) implements KubernetesSlices {
+    record Pool(Optional<String> portName, OptionalInt port, String scheme) implements KubernetesEndpoints {
 
         static Pool byName(String name) {
             return new Pool(Optional.of(name), OptionalInt.empty(), "http");
+        }
+
+        @Override
+        public String source() {
+            return "endpoint-slices";
         }
 
         @Override

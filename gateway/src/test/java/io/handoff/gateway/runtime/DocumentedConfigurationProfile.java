@@ -69,6 +69,9 @@ public class DocumentedConfigurationProfile implements QuarkusTestProfile {
             // discovery on, against the mock API server of KubernetesApiResource, whose namespace has no slices
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.label-selector", "app=documented-p"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.label-selector", "app=documented-d"),
+            // one pool of each source
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.source", "pods"),
+            Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.source", "endpoint-slices"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.namespace", "documented"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "decode-discovery.kubernetes.namespace", "documented"),
             Map.entry(DocumentedKeys.ROUTE_PREFIX + "prefill-discovery.kubernetes.port-name", "http"),
