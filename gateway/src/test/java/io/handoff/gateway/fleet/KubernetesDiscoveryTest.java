@@ -72,7 +72,7 @@ class KubernetesDiscoveryTest {
     }
 
     private SimEngine decodeEngine() {
-        return AdminEndpoints.decodeEngine(vertx);
+        return AdminListing.decodeEngine(vertx);
     }
 
     @AfterAll
@@ -275,7 +275,7 @@ class KubernetesDiscoveryTest {
     }
 
     private static String field(JsonPath listed, String pool, String endpoint, String field) {
-        return AdminEndpoints.field(listed, pool, endpoint, field);
+        return AdminListing.field(listed, pool, endpoint, field);
     }
 
     private JsonPath endpoints() {
@@ -283,7 +283,7 @@ class KubernetesDiscoveryTest {
     }
 
     private JsonPath endpoints(String route) {
-        return AdminEndpoints.of(base, route);
+        return AdminListing.of(base, route);
     }
 
     private double refusals() {

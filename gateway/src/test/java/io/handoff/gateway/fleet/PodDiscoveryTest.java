@@ -66,7 +66,7 @@ class PodDiscoveryTest {
     void startDecodeEngines() {
         vertx = Vertx.vertx();
         for (int i = 0; i < 4; i++) {
-            engines.add(AdminEndpoints.decodeEngine(vertx));
+            engines.add(AdminListing.decodeEngine(vertx));
         }
     }
 
@@ -249,11 +249,11 @@ class PodDiscoveryTest {
     }
 
     private static String field(JsonPath listed, String pool, String endpoint, String field) {
-        return AdminEndpoints.field(listed, pool, endpoint, field);
+        return AdminListing.field(listed, pool, endpoint, field);
     }
 
     private JsonPath endpoints() {
-        return AdminEndpoints.of(base, ROUTE);
+        return AdminListing.of(base, ROUTE);
     }
 
     private static SimEngine prefill() {

@@ -28,11 +28,16 @@ public final class SpareDecodeEngine implements AutoCloseable {
     /** Started and listening, serving the fleet's model with tokens 20 ms apart. */
     public static SpareDecodeEngine vllm(SimClock clock) {
         Vertx vertx = Vertx.vertx();
+        return new SpareDecodeEngine(vertx, start(vertx, clock));
+    }
+
+    /** The same engine on a Vert.x the caller owns (and closes), for a test that starts several. */
+    public static SimEngine start(Vertx vertx, SimClock clock) {
         EngineConfig c = Engines.config(Family.VLLM);
         Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
         c.role = Role.DECODE;
         c.clock = clock;
-        return new SpareDecodeEngine(vertx, Engines.create(c).startBlocking(vertx));
+        return Engines.create(c).startBlocking(vertx);
     }
 
     public SimEngine engine() {

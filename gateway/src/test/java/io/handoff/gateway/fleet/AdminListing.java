@@ -2,8 +2,7 @@ package io.handoff.gateway.fleet;
 
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.SimFleetTestResource;
-import io.handoff.simulator.EngineConfig;
-import io.handoff.simulator.Engines;
+import io.handoff.gateway.testing.SpareDecodeEngine;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
@@ -12,12 +11,11 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.core.Vertx;
 
 import java.net.URL;
-import java.util.Map;
 
 /** What the discovery tests share: a route's endpoints as the admin API lists them, and a decode engine of their own. */
-final class AdminEndpoints {
+final class AdminListing {
 
-    private AdminEndpoints() {
+    private AdminListing() {
     }
 
     /** {@code GET /admin/routes/{route}/endpoints}, with the admin key. */
@@ -34,10 +32,6 @@ final class AdminEndpoints {
 
     /** A simulated vLLM decode engine serving the fleet's model at 20 ms a token, on the fleet's decode clock. */
     static SimEngine decodeEngine(Vertx vertx) {
-        EngineConfig c = Engines.config(Family.VLLM);
-        Map.of("model", SimFleetTestResource.ENGINE_MODEL, "token-interval-ms", "20").forEach(c::apply);
-        c.role = Role.DECODE;
-        c.clock = SimFleetTestResource.engine(Family.VLLM, Role.DECODE).clock();
-        return Engines.create(c).startBlocking(vertx);
+        return SpareDecodeEngine.start(vertx, SimFleetTestResource.engine(Family.VLLM, Role.DECODE).clock());
     }
 }
