@@ -439,7 +439,7 @@ public class GenerateOrchestrator {
         Admission admission = new Admission(a.request().getRequestId(), a.tenant(), a.route(), legs, handoff,
                 session, prefill, decode, AdmissionChecks.outputs(a.request()), a.trace(), a.arrivedNanos());
         HandoffRun run = new HandoffRun(admission, sessions, keeper, config.abortTimeout(), metrics, recent, vertx,
-                a.reservation()::leave);
+                a.reservation());
         keeper.keep(a.tenant(), session.id(), session.lease(), run::sessionLost);
         handle.attach(run);
         a.reservation().accepted();

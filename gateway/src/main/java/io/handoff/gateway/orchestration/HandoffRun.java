@@ -47,7 +47,7 @@ public final class HandoffRun implements RunningRequest {
     private final EngineConnector connector;
     private final SessionService sessions;
     private final LeaseKeeper keeper;
-    private final Runnable onFinish;
+    private final Reservation reservation;
     private final GenerateMetrics metrics;
     private final RecentHandoffs recent;
     private final Duration abortTimeout;
@@ -69,7 +69,7 @@ public final class HandoffRun implements RunningRequest {
     private Uni<Void> end;
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
-            GenerateMetrics metrics, RecentHandoffs recent, Vertx vertx, Runnable onFinish) {
+            GenerateMetrics metrics, RecentHandoffs recent, Vertx vertx, Reservation reservation) {
         this.vertx = vertx;
         this.recent = recent;
         this.admission = admission;
@@ -79,7 +79,7 @@ public final class HandoffRun implements RunningRequest {
         this.keeper = keeper;
         this.abortTimeout = abortTimeout;
         this.metrics = metrics;
-        this.onFinish = onFinish;
+        this.reservation = reservation;
         this.handoff = admission.handoff();
         this.epoch = admission.session().epoch();
         // a participant's prefill leg relays no token: nothing to time
@@ -220,6 +220,7 @@ public final class HandoffRun implements RunningRequest {
                         connector.decode(current.withForward(forward)).onItem().invoke(this::notePull),
                         route.settings().decodeIdleTimeout(), vertx))
                 .onFailure(f -> decodes.retryable(f, attempt, relay.started())).recoverWithMulti(f -> {
+                    PooledEndpoint left = decodes.current();
                     Optional<PooledEndpoint> next = decodes.next(f);
                     if (next.isEmpty()) {
                         return Multi.createFrom().failure(f);
@@ -227,6 +228,7 @@ public final class HandoffRun implements RunningRequest {
                     LOG.infof("request %s: decode endpoint %s unreachable (%s); trying %s", requestId(),
                             current.decode().name(), f.getMessage(), next.get().endpoint().name());
                     handoff = current.withDecode(next.get().endpoint());
+                    reservation.decodeMoved(left, next.get());
                     return decode(attempt + 1);
                 })
                 .onFailure().invoke(decodes::failed);
@@ -334,7 +336,7 @@ public final class HandoffRun implements RunningRequest {
             admission.prefillSlot().finished(prefillFailure);
         }
         decodes.release();
-        onFinish.run();
+        reservation.leave();
     }
 
     /**

@@ -109,6 +109,16 @@ final class Reservation {
         }
     }
 
+    /**
+     * The decode leg moved from {@code left} to {@code next} before it reached {@code left}'s engine, which so never saw
+     * the prompt: on a route that estimates its decode caches, it is {@code next} that computes or receives it.
+     */
+    void decodeMoved(PooledEndpoint left, PooledEndpoint next) {
+        if (promptBlocks != null) {
+            route.decodeCache().moved(left.endpoint().name(), next.endpoint().name(), promptBlocks);
+        }
+    }
+
     boolean isAccepted() {
         return accepted.get();
     }

@@ -12,8 +12,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * sees an engine's real cache: the engine may have evicted earlier (other traffic, a smaller cache, a restart), and
  * then a bypass prefills more on the decode endpoint than estimated (slower, the answer the same).
  *
- * <p>Endpoints are known by name, as {@link PrefixAffinity}'s ring knows them: an endpoint that retires and comes
- * back keeps its estimate.
+ * <p>Endpoints are known by name. An endpoint's estimate is forgotten when it retires ({@link PoolMembership}), so
+ * that the estimates held stay as many as the active endpoints however many come and go (a pod that is replaced
+ * comes back under a new name, and each estimate may hold up to {@code decode-cache-tokens} worth of blocks). One
+ * that retires and comes back starts cold: it is estimated to hold less than it may, which only ever turns a bypass
+ * into a handoff, never the reverse.
  */
 public final class DecodeCacheEstimate {
 
@@ -38,6 +41,30 @@ public final class DecodeCacheEstimate {
     public void learned(String endpoint, PromptBlocks prompt) {
         requireBlockSize(prompt);
         byEndpoint.computeIfAbsent(endpoint, e -> new Lru(capacityBlocks)).learned(prompt);
+    }
+
+    /**
+     * The request learned on {@code from} moved to {@code to} before it reached {@code from}'s engine: its blocks are
+     * taken from {@code from}'s estimate (with them, any the same prefix of another request put there: that only
+     * estimates less than is held, which turns a bypass into a handoff, never the reverse) and learned on {@code to}.
+     */
+    public void moved(String from, String to, PromptBlocks prompt) {
+        requireBlockSize(prompt);
+        Lru lru = byEndpoint.get(from);
+        if (lru != null) {
+            lru.unlearned(prompt);
+        }
+        learned(to, prompt);
+    }
+
+    /** The endpoint retired: whatever it comes back as, its cache is not counted on. */
+    public void forget(String endpoint) {
+        byEndpoint.remove(endpoint);
+    }
+
+    /** How many endpoints have an estimate. */
+    public int endpoints() {
+        return byEndpoint.size();
     }
 
     /** The prompt's tokens the endpoint probably holds: the blocks of the longest prefix it holds, whole blocks. */
@@ -83,6 +110,12 @@ public final class DecodeCacheEstimate {
         synchronized void learned(PromptBlocks prompt) {
             for (int i = prompt.count() - 1; i >= 0; i--) {
                 blocks.put(prompt.hash(i), Boolean.TRUE);
+            }
+        }
+
+        synchronized void unlearned(PromptBlocks prompt) {
+            for (int i = 0; i < prompt.count(); i++) {
+                blocks.remove(prompt.hash(i));
             }
         }
 

@@ -105,6 +105,9 @@ public class PoolMembership {
             PooledEndpoint member = members.retire(endpointName).orElseThrow(() -> new MembershipRefusal(
                     MembershipRefusal.Kind.NOT_FOUND, "pool " + members.name() + " has no active endpoint named '"
                             + endpointName + "'"));
+            if (members == route.decode()) {
+                route.decodeCache().forget(endpointName);
+            }
             LOG.infof("route %s: %s endpoint %s retired (%d legs still running on it)", route.name(), pool,
                     endpointName, member.outstanding());
             return new Member(route, pool, member, false);

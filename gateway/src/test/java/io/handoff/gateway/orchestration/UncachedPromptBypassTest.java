@@ -1,5 +1,10 @@
 package io.handoff.gateway.orchestration;
 
+import io.handoff.gateway.routing.EndpointSource;
+import io.handoff.gateway.routing.PoolMembership;
+import io.handoff.gateway.routing.PromptBlocks;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.testing.FamilyEngines;
 import io.handoff.gateway.testing.FleetRoutes;
@@ -30,6 +35,7 @@ import java.util.UUID;
 import static io.handoff.gateway.testing.GenerateEvents.assertFinishedOnce;
 import static io.handoff.gateway.testing.GenerateEvents.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -48,6 +54,12 @@ class UncachedPromptBypassTest extends FleetTestSupport {
 
     @Inject
     InMemorySpanExporter spans;
+
+    @Inject
+    RouteRegistry routes;
+
+    @Inject
+    PoolMembership membership;
 
     private static FamilyEngines vllm() {
         return fleet().vllm();
@@ -161,5 +173,51 @@ class UncachedPromptBypassTest extends FleetTestSupport {
         GenerateRequest required = request("uncached-required", document).toBuilder().setKv(KvOptions.newBuilder()
                 .setTransferDisposition(KvTransferDisposition.KV_TRANSFER_DISPOSITION_REQUIRED)).build();
         assertEquals(holder, assertOrchestrated(required), "the decode endpoint holding the prompt is still preferred");
+    }
+
+    @Test
+    void aDecodeMovedBeforeItReachedItsEngineIsLearnedOnTheEndpointThatRanIt() {
+        Route route = routes.named(ROUTE).orElseThrow();
+        vllm().secondDecode().crash(-1);
+        String firstFailure = route.decode().member("decode-1").orElseThrow().breaker().lastFailure();
+        List<String> documents = List.of(document("moved-a"), document("moved-b"));
+
+        // neither engine holds a new prompt, so the pool alternates: one of the two goes to decode-1 first, moves
+        for (String document : documents) {
+            GenerateRequest request = request("uncached-moved", document);
+            assertTheEnginesAnswer(request, run(request));
+            sessions.awaitOne(request.getRequestId(), "COMPLETE", s -> s.state() == SessionState.COMPLETE);
+            PromptBlocks blocks = PromptBlocks.of(request, route.settings().prefix().blockTokens());
+            assertEquals(0, route.decodeCache().cachedTokens("decode-1", blocks),
+                    "decode-1 never saw the prompt, yet is estimated to hold it");
+            assertTrue(route.decodeCache().cachedTokens("decode-0", blocks) > 0,
+                    "decode-0 computed the prompt's KV, yet is not estimated to hold it");
+        }
+        assertNotEquals(firstFailure, route.decode().member("decode-1").orElseThrow().breaker().lastFailure(),
+                "no request was sent to decode-1 first");
+
+        // the bypass follows the estimate: each prompt again goes, alone, to the engine that holds it
+        for (String document : documents) {
+            assertBypassedOn(vllm().decode(), request("uncached-moved-again", document));
+        }
+    }
+
+    @Test
+    void aDecodeEndpointThatRetiresIsForgottenAndComesBackCold() {
+        Route route = routes.named(ROUTE).orElseThrow();
+        String document = document("retiring");
+        SimEngine holder = assertOrchestrated(request("uncached-retiring-first", document));
+        String name = holder == vllm().decode() ? "decode-0" : "decode-1";
+
+        membership.retire(ROUTE, "decode", name);
+        try {
+            assertEquals(0, route.decodeCache().cachedTokens(name, PromptBlocks.of(request("probe", document),
+                    route.settings().prefix().blockTokens())), "the retired endpoint's estimate");
+        } finally {
+            membership.add(ROUTE, "decode", name, holder.baseUrl(), EndpointSource.STATIC);
+        }
+
+        // back under its old name, it is not counted on to hold the prompt: the request goes through both legs
+        assertOrchestrated(request("uncached-retiring-back", document));
     }
 }

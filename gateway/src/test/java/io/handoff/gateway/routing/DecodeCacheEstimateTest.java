@@ -41,6 +41,28 @@ class DecodeCacheEstimateTest {
     }
 
     @Test
+    void aForgottenEndpointHoldsNothingAndNoLongerCounts() {
+        DecodeCacheEstimate cache = new DecodeCacheEstimate(64, BLOCK);
+        cache.learned("decode-0", prompt(0, 3));
+        cache.learned("decode-1", prompt(0, 3));
+        cache.forget("decode-0");
+        assertEquals(0, cache.cachedTokens("decode-0", prompt(0, 3)));
+        assertEquals(12, cache.cachedTokens("decode-1", prompt(0, 3)));
+        assertEquals(1, cache.endpoints());
+    }
+
+    @Test
+    void aMovedPromptIsHeldWhereItWentAndNoLongerWhereItWasLearned() {
+        DecodeCacheEstimate cache = new DecodeCacheEstimate(64, BLOCK);
+        cache.learned("decode-0", prompt(0, 2));
+        cache.learned("decode-0", prompt(100, 3));
+        cache.moved("decode-0", "decode-1", prompt(100, 3));
+        assertEquals(0, cache.cachedTokens("decode-0", prompt(100, 3)));
+        assertEquals(12, cache.cachedTokens("decode-1", prompt(100, 3)));
+        assertEquals(8, cache.cachedTokens("decode-0", prompt(0, 2)), "another prompt's blocks stay");
+    }
+
+    @Test
     void aLearnedPromptIsHeldAndALongerOneSharingItsStartHasOnlyItsNewTokensUncached() {
         DecodeCacheEstimate cache = new DecodeCacheEstimate(64, BLOCK);
         int[] ids = IntStream.range(100, 112).toArray(); // three blocks
