@@ -3,12 +3,14 @@
 #
 # The scripts keep their state in globals, so that the EXIT trap can stop whatever has been started so far:
 #   RUN_DIR                                   the run's directory (logs, top samples)
-#   SIM_PID REDIS_PID GATEWAY_PID DRIVER_PID SAMPLER_PID   set by the script or by the functions below; a pid
+#   SIM_PID DECODE_SIM_PID REDIS_PID GATEWAY_PID DRIVER_PID SAMPLER_PID
+#                                             set by the script or by the functions below; a pid
 #                                             left empty (never started, or already waited for) is skipped
 #   GATEWAY_JAR BENCH_JAR                     the jars build_or_require_jars checks
 # and the functions set REDIS_PORT, SAMPLER_PID and DRIVER_RC.
 
 SIM_PID="${SIM_PID:-}"
+DECODE_SIM_PID="${DECODE_SIM_PID:-}"
 REDIS_PID="${REDIS_PID:-}"
 GATEWAY_PID="${GATEWAY_PID:-}"
 DRIVER_PID="${DRIVER_PID:-}"
@@ -53,6 +55,7 @@ cleanup() {
   stop_pid "$DRIVER_PID" "driver" 5
   stop_pid "$GATEWAY_PID" "gateway" 15
   stop_pid "$REDIS_PID" "redis-server" 10
+  stop_pid "$DECODE_SIM_PID" "decode simulator" 10
   stop_pid "$SIM_PID" "simulators" 10
   if [[ $rc -ne 0 || "${KEEP_LOGS:-0}" == 1 ]]; then
     echo "logs kept in $RUN_DIR"

@@ -27,6 +27,9 @@
 #   DRIVER_JAVA_OPTS   extra JVM options for the driver (default: none)
 #   SIM_JAVA_OPTS      extra JVM options for the simulators (default: none)
 #   SIM_ARGS           extra simulator options, e.g. "--abort-request-timeout-ms 20000" (default: none)
+#   SIM_SPLIT=1        the prefill and the decode simulator each in a process of its own (default: one process for
+#                      both). At thousands of open streams one process holds a descriptor for every stream of both
+#                      legs and reaches the hard open-file limit; split, each holds its own leg's.
 #   BENCH_TIMEOUT      hard limit in seconds for the driver (default 900)
 #   KEEP_LOGS=1        keep the run directory (simulator/gateway/redis logs, top samples) even when the run passed
 set -euo pipefail
@@ -88,25 +91,42 @@ thread_cpu() { # pid name
     | sort -rn | head -12
 }
 
-# --- Simulators: vLLM prefill + decode in one process; port 0 lets each listener take a free port, and the fleet
-# prints "vllm prefill http://127.0.0.1:N ..." / "vllm decode ..." once it is up ---
-# shellcheck disable=SC2086
-java ${SIM_JAVA_OPTS:-} -cp "$BENCH_JAR" io.handoff.simulator.SimulatorMain --fleet --families vllm --port 0 \
-  --model "$MODEL" --token-interval-ms "$TOKEN_INTERVAL" --prefill-latency-ms "$PREFILL_LATENCY" ${SIM_ARGS:-} \
-  >"$RUN_DIR/simulators.log" 2>&1 &
-SIM_PID=$!
-PREFILL_URL=""
-DECODE_URL=""
-for i in $(seq 1 300); do
-  PREFILL_URL="$(awk '$1 == "vllm" && $2 == "prefill" { print $3 }' "$RUN_DIR/simulators.log")"
-  DECODE_URL="$(awk '$1 == "vllm" && $2 == "decode" { print $3 }' "$RUN_DIR/simulators.log")"
-  [[ -n "$PREFILL_URL" && -n "$DECODE_URL" ]] && break
-  kill -0 "$SIM_PID" 2>/dev/null || { cat "$RUN_DIR/simulators.log" >&2; echo "simulators exited" >&2; exit 1; }
-  [[ $i == 300 ]] && { cat "$RUN_DIR/simulators.log" >&2; echo "simulators not up after 30s" >&2; exit 1; }
-  sleep 0.1
-done
-echo "simulators pid $SIM_PID: vllm prefill $PREFILL_URL, vllm decode $DECODE_URL" \
-  "(token interval ${TOKEN_INTERVAL} ms, prefill latency ${PREFILL_LATENCY} ms)"
+# --- Simulators: vLLM prefill + decode, in one process or (SIM_SPLIT=1) one each; port 0 lets each listener take a
+# free port, and each prints "vllm prefill http://127.0.0.1:N ..." / "vllm decode ..." once it is up ---
+start_simulator() { # log, then the SimulatorMain arguments that choose the engines
+  local log="$1"
+  shift
+  # shellcheck disable=SC2086
+  java ${SIM_JAVA_OPTS:-} -cp "$BENCH_JAR" io.handoff.simulator.SimulatorMain "$@" --model "$MODEL" \
+    --token-interval-ms "$TOKEN_INTERVAL" --prefill-latency-ms "$PREFILL_LATENCY" ${SIM_ARGS:-} >"$log" 2>&1 &
+}
+engine_url() { # log role pid: waits for the engine of that role to print its URL
+  local url=""
+  for i in $(seq 1 300); do
+    url="$(awk -v role="$2" '{ for (f = 1; f < NF; f++) if ($f == "vllm" && $(f + 1) == role) { print $(f + 2); exit } }' "$1")"
+    [[ -n "$url" ]] && { echo "$url"; return 0; }
+    kill -0 "$3" 2>/dev/null || { cat "$1" >&2; echo "simulator exited" >&2; return 1; }
+    [[ $i == 300 ]] && { cat "$1" >&2; echo "simulator not up after 30s" >&2; return 1; }
+    sleep 0.1
+  done
+}
+if [[ "${SIM_SPLIT:-0}" == 1 ]]; then
+  start_simulator "$RUN_DIR/simulators.log" --family vllm --role prefill --port 0
+  SIM_PID=$!
+  start_simulator "$RUN_DIR/decode-simulator.log" --family vllm --role decode --port 0
+  DECODE_SIM_PID=$!
+  PREFILL_URL="$(engine_url "$RUN_DIR/simulators.log" prefill "$SIM_PID")"
+  DECODE_URL="$(engine_url "$RUN_DIR/decode-simulator.log" decode "$DECODE_SIM_PID")"
+  echo "simulators: vllm prefill $PREFILL_URL (pid $SIM_PID), vllm decode $DECODE_URL (pid $DECODE_SIM_PID)" \
+    "(token interval ${TOKEN_INTERVAL} ms, prefill latency ${PREFILL_LATENCY} ms)"
+else
+  start_simulator "$RUN_DIR/simulators.log" --fleet --families vllm --port 0
+  SIM_PID=$!
+  PREFILL_URL="$(engine_url "$RUN_DIR/simulators.log" prefill "$SIM_PID")"
+  DECODE_URL="$(engine_url "$RUN_DIR/simulators.log" decode "$SIM_PID")"
+  echo "simulators pid $SIM_PID: vllm prefill $PREFILL_URL, vllm decode $DECODE_URL" \
+    "(token interval ${TOKEN_INTERVAL} ms, prefill latency ${PREFILL_LATENCY} ms)"
+fi
 
 # --- Redis (only for --store redis; private, loopback, no persistence) ---
 STORE_ENV=(HANDOFF_STORE_KIND=memory)
@@ -133,6 +153,11 @@ echo "gateway pid $GATEWAY_PID ready on 127.0.0.1:$GATEWAY_PORT, gRPC $GATEWAY_G
 
 # --- Driver ---
 WATCH=(--watch "gateway=$GATEWAY_PID" --watch "simulators=$SIM_PID")
+SIM_PIDS=("simulators=$SIM_PID")
+if [[ -n "$DECODE_SIM_PID" ]]; then
+  WATCH=(--watch "gateway=$GATEWAY_PID" --watch "prefill-sim=$SIM_PID" --watch "decode-sim=$DECODE_SIM_PID")
+  SIM_PIDS=("prefill-sim=$SIM_PID" "decode-sim=$DECODE_SIM_PID")
+fi
 if [[ -n "$REDIS_PID" ]]; then WATCH+=(--watch "redis=$REDIS_PID"); fi
 DRIVER_ARGS=(--gateway "127.0.0.1:$GATEWAY_PORT" --gateway-grpc "127.0.0.1:$GATEWAY_GRPC_PORT" --prefill "$PREFILL_URL" --decode "$DECODE_URL" --model "$MODEL"
   --store "$STORE" "${WATCH[@]}"
@@ -144,7 +169,7 @@ timeout --signal=TERM --kill-after=10 "${BENCH_TIMEOUT:-900}" \
   java ${DRIVER_JAVA_OPTS:-} -cp "$BENCH_JAR" io.handoff.benchmarks.GenerateBenchmark "${DRIVER_ARGS[@]}" &
 DRIVER_PID=$!
 
-start_top_sampler "gateway=$GATEWAY_PID" "simulators=$SIM_PID" ${REDIS_PID:+"redis=$REDIS_PID"}
+start_top_sampler "gateway=$GATEWAY_PID" "${SIM_PIDS[@]}" ${REDIS_PID:+"redis=$REDIS_PID"}
 wait_for_driver
 
 echo
@@ -153,8 +178,8 @@ echo "gateway sessions held at the end (handoff_sessions gauges):" \
   "$(curl -s "http://127.0.0.1:$GATEWAY_PORT/q/metrics" | awk '/^handoff_sessions\{/ && $NF > 0 {
       match($0, /state="[A-Z_]+"/); printf "%s %d  ", substr($0, RSTART + 7, RLENGTH - 8), $NF }')"
 thread_cpu "$GATEWAY_PID" gateway || true
-thread_cpu "$SIM_PID" simulators || true
+for named in "${SIM_PIDS[@]}"; do thread_cpu "${named#*=}" "${named%%=*}" || true; done
 
 print_top_samples
-report_log_errors gateway simulators
+report_log_errors gateway simulators ${DECODE_SIM_PID:+decode-simulator}
 exit_with_driver_status

@@ -9,6 +9,8 @@
 #   - the gateway's limits raised to the level (the route's bulkhead, each endpoint's outstanding requests and engine
 #     connections, the tenant's live sessions), the simulators' running requests and KV pool too, and the open-file
 #     limit of every process raised (a stream holds a connection on each hop);
+#   - the prefill and the decode simulator each in a process of its own (SIM_SPLIT=1): at 10,000 streams one process
+#     for both would hold a descriptor for every stream of both phases and reach the hard open-file limit;
 #   - memory measured with every stream open: each process's RSS, and the gateway's heap after a full collection
 #     (jcmd), again once the phase drained: the difference per stream is what an open stream keeps alive.
 # Then it prints one line per level: gateway CPU per request, heap and RSS per open stream, added TTFT p50/p99.
@@ -65,7 +67,7 @@ for N in "${LEVELS[@]}"; do
   GATEWAY_JAVA_OPTS="${GATEWAY_JAVA_OPTS:-} -Dhandoff.routes.bench.max-in-flight=$LIMIT
     -Dhandoff.routes.bench.max-outstanding-per-endpoint=$LIMIT -Dhandoff.routes.bench.options.max-connections=$LIMIT
     -Dhandoff.session.max-live-per-tenant=$(( 2 * N + 1000 ))" \
-  SIM_ARGS="${SIM_ARGS:-} --max-running $(( 2 * LIMIT )) --kv-blocks $(( 16 * LIMIT + 8192 ))" \
+  SIM_SPLIT=1 SIM_ARGS="${SIM_ARGS:-} --max-running $(( 2 * LIMIT )) --kv-blocks $(( 16 * LIMIT + 8192 ))" \
   BENCH_TIMEOUT=$(( 1800 + 4 * LIFE_SECONDS * 10 )) \
     benchmarks/run-generate-benchmark.sh "${BUILD[@]}" --store "$STORE" --mode grpc --concurrency "$N" \
       --channels "$CHANNELS" --token-interval-ms "$INTERVAL" --max-tokens "$TOKENS" --warmup-seconds "$WARMUP" \

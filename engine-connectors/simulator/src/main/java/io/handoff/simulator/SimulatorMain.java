@@ -1,6 +1,9 @@
 package io.handoff.simulator;
 
 import io.vertx.core.Vertx;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.zone.ZoneRulesProvider;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +34,7 @@ public final class SimulatorMain {
                 + "see engine-connectors/simulator/README.md for the options");
             return;
         }
+        loadTimeZoneRules();
         Vertx vertx = Vertx.vertx();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close()));
         try {
@@ -61,6 +65,16 @@ public final class SimulatorMain {
             vertx.close();
             System.exit(2);
         }
+    }
+
+    /**
+     * The JDK reads its time-zone rules from a file the first time a log line or a date needs them. Read when every
+     * descriptor is taken by open streams, that read fails and leaves the rules unusable for the rest of the process
+     * (every later log line and HTTP date then throws), so they are read here, before any stream is open.
+     */
+    private static void loadTimeZoneRules() {
+        ZoneRulesProvider.getAvailableZoneIds();
+        ZonedDateTime.now(ZoneId.systemDefault());
     }
 
     static Map<String, String> parse(String[] args) {
