@@ -17,9 +17,25 @@ public interface DiscoveryConfig {
     @WithDefault("true")
     boolean samplingEnabled();
 
-    /** Longest wait for one endpoint's probe. */
+    /** Longest wait for one try of one endpoint's probe. */
     @WithDefault("5s")
     Duration probeTimeout();
+
+    /**
+     * Times a lost probe (no answer within {@link #probeTimeout()}, or unhealthy for a reason that is not a verdict
+     * on the endpoint's role or model) is tried again within one sample, before it counts against the endpoint.
+     * 0: none.
+     */
+    @WithDefault("1")
+    int probeRetries();
+
+    /** Wait before a lost probe is tried again. */
+    @WithDefault("200ms")
+    Duration probeRetryDelay();
+
+    /** Random spread, either way, of that wait, so that replicas probing one engine do not retry in step. */
+    @WithDefault("100ms")
+    Duration probeRetryJitter();
 
     /** A sample older than this is reported stale in GetLoad. */
     @WithDefault("30s")

@@ -32,4 +32,33 @@ public interface ReaperConfig {
     /** Wait before a failed discharge is tried again. */
     @WithDefault("5s")
     Duration retryBackoff();
+
+    /**
+     * Longest one engine call of a discharge may take; a call that takes longer counts as failed, like a dropped
+     * connection.
+     */
+    @WithDefault("5s")
+    Duration dischargeTimeout();
+
+    /**
+     * Times a failed engine call of a discharge (a dropped connection, a 5xx, a timeout) is tried again at once,
+     * inside the one attempt, before the attempt counts as failed and {@link #retryBackoff()} takes over. 0: none.
+     */
+    @WithDefault("2")
+    int dischargeRetries();
+
+    /** Wait before the first immediate retry of a discharge call; each next one waits twice as long. */
+    @WithDefault("100ms")
+    Duration dischargeRetryDelay();
+
+    /** Longest wait between two immediate retries of a discharge call. */
+    @WithDefault("1s")
+    Duration dischargeRetryMaxDelay();
+
+    /**
+     * Random spread, either way, of each wait between immediate retries, so that replicas retrying one engine do
+     * not retry in step.
+     */
+    @WithDefault("50ms")
+    Duration dischargeRetryJitter();
 }

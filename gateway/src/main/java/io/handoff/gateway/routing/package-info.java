@@ -7,6 +7,8 @@
  * pool (a policy per pool, {@link io.handoff.gateway.routing.EndpointChoice}: least outstanding with a round-robin
  * tie-break, power-of-two, prefix affinity; a circuit breaker per endpoint) lives here too, as does the estimate of
  * what each decode endpoint's prefix cache holds ({@link io.handoff.gateway.routing.DecodeCacheEstimate}), by which
- * the uncached-prompt bypass chooses a decode endpoint and decides.
+ * the uncached-prompt bypass chooses a decode endpoint and decides. Cleanup discharges run through the connector of
+ * the route that recorded them ({@link io.handoff.gateway.routing.RoutedCleanupPort}), each engine call under a
+ * SmallRye Fault Tolerance guard (timeout, a few immediate retries) before the reaper's durable schedule takes over.
  */
 package io.handoff.gateway.routing;
