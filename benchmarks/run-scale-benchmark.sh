@@ -9,6 +9,10 @@
 #   - the gateway's limits raised to the level (the route's bulkhead, each endpoint's outstanding requests and engine
 #     connections, the tenant's live sessions), the simulators' running requests and KV pool too, and the open-file
 #     limit of every process raised (a stream holds a connection on each hop);
+#   - the prefill legs' connections (prefill-max-connections) sized apart, for twice the prefills in flight on
+#     average: a prefill is one token of a stream's --max-tokens, so about 1 in --max-tokens streams is in its prefill;
+#     sized like the decode's, the pool kept a connection for nearly every stream after bunched starts, and the
+#     gateway reached the hard open-file limit at 10,000 streams;
 #   - the prefill and the decode simulator each in a process of its own (SIM_SPLIT=1): at 10,000 streams one process
 #     for both would hold a descriptor for every stream of both phases and reach the hard open-file limit;
 #   - memory measured with every stream open: each process's RSS, and the gateway's heap after a full collection
@@ -58,14 +62,16 @@ trap 'rm -f "$SUMMARY"' EXIT
 IFS=',' read -r -a LEVELS <<<"$STREAMS"
 for N in "${LEVELS[@]}"; do
   LIMIT=$(( N + 64 ))
+  PREFILL_LIMIT=$(( 2 * N / TOKENS + 64 ))
   # the gRPC listener takes 100 calls per connection (quarkus.http.limits.max-concurrent-streams): 80 a channel
   CHANNELS=$(( N / 80 + 2 ))
   echo
   echo "=== $N streams: tokens every ${INTERVAL} ms, ${TOKENS} tokens (about ${LIFE_SECONDS} s a stream)," \
-    "starts spread over ${RAMP} s, ${CHANNELS} gRPC channels ==="
+    "starts spread over ${RAMP} s, ${CHANNELS} gRPC channels, $PREFILL_LIMIT prefill connections ==="
   LOG="$(mktemp "${TMPDIR:-/tmp}/handoff-scale-$N.XXXXXX")"
   GATEWAY_JAVA_OPTS="${GATEWAY_JAVA_OPTS:-} -Dhandoff.routes.bench.max-in-flight=$LIMIT
     -Dhandoff.routes.bench.max-outstanding-per-endpoint=$LIMIT -Dhandoff.routes.bench.options.max-connections=$LIMIT
+    -Dhandoff.routes.bench.options.prefill-max-connections=$PREFILL_LIMIT
     -Dhandoff.session.max-live-per-tenant=$(( 2 * N + 1000 ))" \
   SIM_SPLIT=1 SIM_ARGS="${SIM_ARGS:-} --max-running $(( 2 * LIMIT )) --kv-blocks $(( 16 * LIMIT + 8192 ))" \
   BENCH_TIMEOUT=$(( 1800 + 4 * LIFE_SECONDS * 10 )) \

@@ -103,7 +103,7 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
             SglangIds ids = SglangIds.of(handoff);
             ObjectNode body = bodies.prefill(handoff.request(), ids);
             Instant sentAt = clock.instant();
-            Uni<JsonNode> call = http.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
+            Uni<JsonNode> call = prefillHttp.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
                     handoff.forward(), body);
             return localLegs.abortable(ids.prefillRid(), call)
                     .map(answer -> prefillResult(answer, handoff, ids))

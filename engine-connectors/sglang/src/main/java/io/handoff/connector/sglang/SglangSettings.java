@@ -24,7 +24,8 @@ import java.util.TreeSet;
  * <li>{@code waiting-timeout-seconds}: {@code SGLANG_DISAGGREGATION_WAITING_TIMEOUT} of the consumers (300)</li>
  * <li>{@code connect-timeout-ms} (5000), {@code idle-timeout-seconds} (default: the bootstrap timeout plus 30 s, since
  * a prefill answers only once its decode took the KV), {@code probe-timeout-ms} (5000), {@code max-connections}
- * per endpoint (1024: each streaming leg holds one)</li>
+ * per endpoint (1024: each streaming leg holds one), {@code prefill-max-connections} per endpoint for the prefill
+ * legs (default: max-connections)</li>
  * <li>{@code room-retention-seconds}: how long a minted room stays reserved in this process when its legs never end
  * (default 3600)</li>
  * </ul>
@@ -36,7 +37,7 @@ public record SglangSettings(int defaultBootstrapPort, Map<String, Integer> boot
     static final int DEFAULT_BOOTSTRAP_PORT = 8998;
     private static final Set<String> KNOWN = Set.of("bootstrap-port", "bootstrap-timeout-seconds",
             "waiting-timeout-seconds", "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms",
-            "room-retention-seconds", RouteOptions.MAX_CONNECTIONS);
+            "room-retention-seconds", RouteOptions.MAX_CONNECTIONS, RouteOptions.PREFILL_MAX_CONNECTIONS);
 
     public SglangSettings {
         bootstrapPorts = Map.copyOf(bootstrapPorts);

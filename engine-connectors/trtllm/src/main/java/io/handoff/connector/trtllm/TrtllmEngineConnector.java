@@ -87,7 +87,7 @@ final class TrtllmEngineConnector extends OpenAiHttpConnector implements NoClean
                     : TrtllmBodies.CONTEXT_FIRST;
             ObjectNode body = bodies.context(handoff.request(), id, style);
             Instant sentAt = clock.instant();
-            return http.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
+            return prefillHttp.postJson(handoff.prefill(), ChatRequests.path(handoff.request()),
                     headers(body, handoff.forward()), body)
                     .map(answer -> ContextAnswer.read(answer, handoff, settings, sentAt, clock.instant()))
                     .onFailure(EngineException.class).transform(f -> afterContextFailure(handoff,

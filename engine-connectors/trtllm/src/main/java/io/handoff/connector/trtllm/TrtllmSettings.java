@@ -28,7 +28,8 @@ import java.util.Set;
  * <li>{@code decode-margin-ms}: how long before the context's hold may end a context-first generation is no longer
  * sent (default 2000)</li>
  * <li>{@code connect-timeout-ms} (5000), {@code idle-timeout-seconds} (300), {@code probe-timeout-ms} (5000),
- * {@code max-connections} per endpoint (1024: each streaming leg holds one)</li>
+ * {@code max-connections} per endpoint (1024: each streaming leg holds one), {@code prefill-max-connections} per
+ * endpoint for the context legs (default: max-connections)</li>
  * </ul>
  */
 public record TrtllmSettings(Set<ScheduleStyle> styles, Duration hold, Optional<String> authKey, int nodeId,
@@ -36,7 +37,7 @@ public record TrtllmSettings(Set<ScheduleStyle> styles, Duration hold, Optional<
 
     static final Set<String> KNOWN = Set.of("schedule-styles", "kv-transfer-timeout-ms", "auth-key", "node-id",
             "decode-margin-ms", "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms",
-            RouteOptions.MAX_CONNECTIONS);
+            RouteOptions.MAX_CONNECTIONS, RouteOptions.PREFILL_MAX_CONNECTIONS);
 
     public TrtllmSettings {
         styles = Set.copyOf(styles);

@@ -73,7 +73,7 @@ final class VllmEngineConnector extends OpenAiHttpConnector implements NoCleanup
             JsonNode body = bodies.prefill(handoff.request());
             Instant sentAt = clock.instant();
             String path = ChatRequests.path(handoff.request());
-            return http.postJson(handoff.prefill(), path, headers(handoff.requestId(), handoff.forward()), body)
+            return prefillHttp.postJson(handoff.prefill(), path, headers(handoff.requestId(), handoff.forward()), body)
                     .map(answer -> PrefillAnswer.read(answer, handoff, settings, sentAt, clock.instant()));
         });
     }

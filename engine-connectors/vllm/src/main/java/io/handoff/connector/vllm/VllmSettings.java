@@ -21,14 +21,15 @@ import java.util.Set;
  * <li>{@code decode-margin-ms}: how long before the hold may end a decode is no longer sent (default 2000)</li>
  * <li>{@code connect-timeout-ms} (default 5000), {@code idle-timeout-seconds} (default 300: longest silence on a
  * leg), {@code probe-timeout-ms} (default 5000), {@code max-connections} per endpoint (default 1024: each streaming
- * leg holds one)</li>
+ * leg holds one), {@code prefill-max-connections} per endpoint for the prefill legs (default: max-connections)</li>
  * </ul>
  */
 public record VllmSettings(HoldMode holdMode, Duration hold, Duration decodeMargin, ClientSettings client,
         Duration probeTimeout) {
 
     private static final Set<String> KNOWN = Set.of("hold-mode", "hold-seconds", "lease-seconds", "decode-margin-ms",
-            "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms", RouteOptions.MAX_CONNECTIONS);
+            "connect-timeout-ms", "idle-timeout-seconds", "probe-timeout-ms", RouteOptions.MAX_CONNECTIONS,
+            RouteOptions.PREFILL_MAX_CONNECTIONS);
 
     public static VllmSettings from(ConnectorConfig config) {
         Map<String, String> options = config.options();

@@ -12,15 +12,19 @@ import java.time.Clock;
 import java.util.Objects;
 
 /**
- * The wiring every OpenAI-compatible family's connector of a route shares: one HTTP client to the route's engines,
- * opened with the connector and closed with it, the capabilities the family declared for the route, and the gateway's
+ * The wiring every OpenAI-compatible family's connector of a route shares: the HTTP clients to the route's engines,
+ * opened with the connector and closed with it (one for the prefill legs, one for everything else, each with its own
+ * connection limit per endpoint), the capabilities the family declared for the route, and the gateway's
  * clock, on which every hold is measured. The legs, holds and probes are the family's.
  */
 public abstract class OpenAiHttpConnector implements EngineConnector {
 
     protected final ConnectorConfig config;
     protected final Clock clock;
+    /** Decode legs, probes and cleanup calls. */
     protected final EngineHttpClient http;
+    /** Prefill legs only: short exchanges, whose connections should not number as many as the open streams. */
+    protected final EngineHttpClient prefillHttp;
     private final String family;
     private final ConnectorCapabilities capabilities;
 
@@ -31,6 +35,7 @@ public abstract class OpenAiHttpConnector implements EngineConnector {
         this.capabilities = capabilities;
         this.clock = context.clock();
         this.http = new EngineHttpClient(context.vertx(), client);
+        this.prefillHttp = new EngineHttpClient(context.vertx(), client.forPrefillLegs());
     }
 
     @Override
@@ -41,6 +46,7 @@ public abstract class OpenAiHttpConnector implements EngineConnector {
     @Override
     public void close() {
         http.close();
+        prefillHttp.close();
     }
 
     /**

@@ -56,9 +56,13 @@ public final class RouteOptions {
     /** The option naming the most connections the route's client keeps to one endpoint. */
     public static final String MAX_CONNECTIONS = "max-connections";
 
+    /** The option naming the most connections the route's prefill legs keep to one endpoint. */
+    public static final String PREFILL_MAX_CONNECTIONS = "prefill-max-connections";
+
     /**
      * The engine client of the route: {@code connect-timeout-ms} (default 5000), {@code idle-timeout-seconds}
-     * (default 300: the longest silence on a leg) and {@code max-connections} per endpoint ({@link #maxConnections}).
+     * (default 300: the longest silence on a leg), {@code max-connections} per endpoint ({@link #maxConnections}) and
+     * {@code prefill-max-connections} (default: {@code max-connections}) for the prefill legs' own client.
      */
     public static ClientSettings client(ConnectorConfig config) {
         return client(config, Duration.ofSeconds(positive(config, "idle-timeout-seconds", 300)));
@@ -66,20 +70,22 @@ public final class RouteOptions {
 
     /** The engine client of the route with a family's own idle timeout. */
     public static ClientSettings client(ConnectorConfig config, Duration idleTimeout) {
+        int connections = connections(config, MAX_CONNECTIONS, ClientSettings.DEFAULT_MAX_CONNECTIONS);
         return new ClientSettings(Duration.ofMillis(positive(config, "connect-timeout-ms", 5000)), idleTimeout,
-                maxConnections(config));
+                connections, connections(config, PREFILL_MAX_CONNECTIONS, connections));
     }
 
     /**
-     * {@code max-connections} (default {@value ClientSettings#DEFAULT_MAX_CONNECTIONS}): every streaming leg holds
-     * one connection to its engine for its whole life, so this bounds the streams one endpoint can serve at once
-     * through this replica; a leg beyond it waits for a connection to come free.
+     * A connection limit per endpoint, {@code max-connections} (default {@value ClientSettings#DEFAULT_MAX_CONNECTIONS})
+     * or {@code prefill-max-connections}: every streaming leg holds one connection to its engine for its whole life,
+     * so this bounds the legs one endpoint can serve at once through this replica; a leg beyond it waits for a
+     * connection to come free.
      */
-    static int maxConnections(ConnectorConfig config) {
-        long value = positive(config, MAX_CONNECTIONS, ClientSettings.DEFAULT_MAX_CONNECTIONS);
+    private static int connections(ConnectorConfig config, String name, int fallback) {
+        long value = positive(config, name, fallback);
         if (value > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("route " + config.route() + ": " + MAX_CONNECTIONS
-                    + " must be at most " + Integer.MAX_VALUE);
+            throw new IllegalArgumentException("route " + config.route() + ": " + name + " must be at most "
+                    + Integer.MAX_VALUE);
         }
         return (int) value;
     }

@@ -50,7 +50,20 @@ class RouteClientOptionsTest {
         ClientSettings settings = RouteOptions.client(route(Map.of()));
 
         assertEquals(1024, settings.poolSize());
+        assertEquals(1024, settings.prefillPoolSize());
         assertEquals(Duration.ofSeconds(300), settings.idleTimeout());
+    }
+
+    @Test
+    void thePrefillLegsLimitFollowsMaxConnectionsUnlessSetApart() {
+        ClientSettings raised = RouteOptions.client(route(Map.of(RouteOptions.MAX_CONNECTIONS, "10064")));
+        assertEquals(10064, raised.prefillPoolSize());
+
+        ClientSettings apart = RouteOptions.client(route(Map.of(RouteOptions.MAX_CONNECTIONS, "10064",
+                RouteOptions.PREFILL_MAX_CONNECTIONS, "512")));
+        assertEquals(10064, apart.poolSize());
+        assertEquals(512, apart.prefillPoolSize());
+        assertEquals(512, apart.forPrefillLegs().poolSize(), "the prefill legs' client has their limit as its pool");
     }
 
     @Test
@@ -93,11 +106,13 @@ class RouteClientOptionsTest {
 
     @Test
     void aValueThatIsNotAPositiveWholeNumberStopsTheRouteNamingTheOption() {
-        for (String bad : List.of("0", "-3", "many", "4294967296")) {
-            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                    () -> RouteOptions.client(route(Map.of(RouteOptions.MAX_CONNECTIONS, bad))), bad);
-            assertTrue(refused.getMessage().contains("route route-1") && refused.getMessage()
-                    .contains("max-connections"), refused.getMessage());
+        for (String option : List.of(RouteOptions.MAX_CONNECTIONS, RouteOptions.PREFILL_MAX_CONNECTIONS)) {
+            for (String bad : List.of("0", "-3", "many", "4294967296")) {
+                IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                        () -> RouteOptions.client(route(Map.of(option, bad))), option + "=" + bad);
+                assertTrue(refused.getMessage().contains("route route-1") && refused.getMessage()
+                        .contains(option), refused.getMessage());
+            }
         }
     }
 }
