@@ -86,15 +86,27 @@ public class ControlMetrics {
         endpointLoad.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.load", route));
     }
 
+    /** Takes away the gauges of one endpoint a pool let go: its health and its load figures. */
+    public void forgetEndpoint(String route, String pool, String endpoint) {
+        Tags of = Tags.of("route", route, "pool", pool, "endpoint", endpoint);
+        endpointUp.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.up", of));
+        endpointLoad.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.load", of));
+    }
+
     private boolean forget(Tags tags, String gauge, String route) {
-        boolean ofRoute = tags.stream().anyMatch(t -> t.getKey().equals("route") && t.getValue().equals(route));
-        if (ofRoute) {
+        return forget(tags, gauge, Tags.of("route", route));
+    }
+
+    /** Removes the gauge of {@code tags} when they include every tag of {@code of}; answers whether it did. */
+    private boolean forget(Tags tags, String gauge, Tags of) {
+        boolean matches = of.stream().allMatch(wanted -> tags.stream().anyMatch(t -> t.equals(wanted)));
+        if (matches) {
             Gauge meter = registry.find(gauge).tags(tags).gauge();
             if (meter != null) {
                 registry.remove(meter);
             }
         }
-        return ofRoute;
+        return matches;
     }
 
     /** An endpoint found answering as the wrong role or not serving the route's model. */

@@ -1,8 +1,10 @@
 package io.handoff.gateway.control;
 
 import io.handoff.connector.spi.EndpointStatus;
+import io.handoff.gateway.routing.EndpointLetGo;
 import io.handoff.gateway.routing.EndpointPool;
 import io.handoff.gateway.routing.EndpointVerdict;
+import io.handoff.gateway.routing.PoolMembership;
 import io.handoff.gateway.routing.PooledEndpoint;
 import io.handoff.gateway.routing.Route;
 import io.handoff.gateway.routing.RouteRegistry;
@@ -235,6 +237,21 @@ public class FleetSampler {
         samples.remove(key);
         mismatches.remove(key);
         metrics.endpointUp(route.name(), pool, member.endpoint().name(), false);
+    }
+
+    /**
+     * Follows a retired endpoint let go: its gauges go, unless its name joined the pool again since (then its samples
+     * set them anew).
+     */
+    void letGo(@Observes EndpointLetGo gone) {
+        Route route = gone.route();
+        if (PoolMembership.pool(route, gone.pool()).member(gone.endpoint()).isPresent()) {
+            return;
+        }
+        String key = key(route.name(), gone.pool(), gone.endpoint());
+        samples.remove(key);
+        mismatches.remove(key);
+        metrics.forgetEndpoint(route.name(), gone.pool(), gone.endpoint());
     }
 
     /** Every endpoint's latest sample, in route and pool order. */

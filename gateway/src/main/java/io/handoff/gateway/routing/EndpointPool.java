@@ -7,6 +7,7 @@ import io.smallrye.mutiny.Uni;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,8 @@ import java.util.function.ToIntFunction;
  * {@link Membership} without a lock, and a change swaps in a new one (copy-on-write; changes are rare and serialised
  * among themselves). A retired endpoint takes no new legs, but it stays resolvable by name ({@link #member}): legs
  * that run on it finish and release on it, and the KV it holds stays an obligation the reaper can discharge there.
+ * It is let go only once nothing can need it any more: no leg has run on it for a time its route sets
+ * ({@link #prunable} finds such endpoints, {@link #prune} takes each out after checking again).
  */
 public final class EndpointPool {
 
@@ -118,6 +121,7 @@ public final class EndpointPool {
             member = newMember(endpoint, EndpointSource.STATIC);
         } else {
             retired.remove(member);
+            member.reinstated();
         }
         member.source(source);
         List<PooledEndpoint> active = new ArrayList<>(now.active());
@@ -135,9 +139,47 @@ public final class EndpointPool {
             active.remove(m);
             List<PooledEndpoint> retired = new ArrayList<>(now.retired());
             retired.add(m);
+            m.retired(clock.instant());
             membership = new Membership(active, retired);
         });
         return member;
+    }
+
+    /**
+     * Finds the retired endpoints that may be let go at {@code now}: no leg has run on them for {@code keep}. Finding
+     * changes no membership; it notes, for each retired endpoint, since when no leg has run on it, so a window starts
+     * at the first look that sees it quiet (late by up to the time between looks, never early).
+     */
+    public synchronized List<PooledEndpoint> prunable(Instant now, Duration keep) {
+        List<PooledEndpoint> due = new ArrayList<>();
+        for (PooledEndpoint m : membership.retired()) {
+            if (dueAt(m, now, keep)) {
+                due.add(m);
+            }
+        }
+        return due;
+    }
+
+    /**
+     * Lets go of a retired endpoint {@link #prunable} found, after checking again that it still is due: still retired
+     * (not taken back since), still no leg running, still quiet for {@code keep} at {@code now}. Once let go its name
+     * no longer resolves here, and may be given to an engine again, at any address.
+     *
+     * @return whether it was let go
+     */
+    public synchronized boolean prune(PooledEndpoint candidate, Instant now, Duration keep) {
+        Membership current = membership;
+        if (current.retired().stream().noneMatch(m -> m == candidate) || !dueAt(candidate, now, keep)) {
+            return false;
+        }
+        List<PooledEndpoint> retired = new ArrayList<>(current.retired());
+        retired.removeIf(m -> m == candidate);
+        membership = new Membership(current.active(), retired);
+        return true;
+    }
+
+    private static boolean dueAt(PooledEndpoint m, Instant now, Duration keep) {
+        return m.noteQuiet(now).map(since -> !now.isBefore(since.plus(keep))).orElse(false);
     }
 
     /**

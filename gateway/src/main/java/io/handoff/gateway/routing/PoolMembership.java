@@ -7,7 +7,9 @@ import org.jboss.logging.Logger;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -17,7 +19,9 @@ import java.util.stream.Stream;
  * one route are serialised, so that two calls cannot give one name to two engines, and with reloads of the routes
  * ({@link RouteRegistry#reload}), so that a change never lands on a route a reload has just replaced (a reload
  * carries an endpoint added by hand over to the route that replaces its route). Membership is this replica's:
- * another replica learns of a change only through its own admin API or discovery.
+ * another replica learns of a change only through its own admin API or discovery. A retired endpoint is let go by the
+ * registry's periodic look once nothing owed on it can be due ({@link RetiredEndpoints}), under the same lock; its name
+ * may then join again, at any address.
  */
 @ApplicationScoped
 public class PoolMembership {
@@ -108,8 +112,9 @@ public class PoolMembership {
             if (members == route.decode()) {
                 route.decodeCache().forget(endpointName);
             }
-            LOG.infof("route %s: %s endpoint %s retired (%d legs still running on it)", route.name(), pool,
-                    endpointName, member.outstanding());
+            LOG.infof("route %s: %s endpoint %s retired (%d legs still running on it); kept %s after its last leg "
+                    + "for what may be owed on it", route.name(), pool, endpointName, member.outstanding(),
+                    routes.retiredEndpointKeep(route));
             return new Member(route, pool, member, false);
         }
     }
@@ -129,6 +134,14 @@ public class PoolMembership {
                 }
             }
         }
+    }
+
+    /**
+     * When a retired endpoint may be let go, as last noted ({@link RouteRegistry#prunableAt}); empty while legs run on
+     * it, or for an active one.
+     */
+    public Optional<Instant> prunableAt(Route route, PooledEndpoint member) {
+        return routes.prunableAt(route, member);
     }
 
     /** The route of that name. */

@@ -3,6 +3,7 @@ package io.handoff.gateway.routing;
 import io.handoff.connector.spi.ConnectorContext;
 import io.handoff.connector.spi.ConnectorService;
 import io.handoff.connector.spi.Endpoint;
+import io.handoff.gateway.reaper.ReaperConfig;
 import io.handoff.gateway.session.SessionPolicy;
 import io.quarkus.runtime.Startup;
 import io.vertx.core.Vertx;
@@ -14,6 +15,8 @@ import org.jboss.logging.Logger;
 
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -35,7 +38,8 @@ import java.util.stream.Stream;
  * refuses it whole and the table serving stays. A route whose settings did not change stays the very same object
  * (its connector, pools, breakers, bulkhead and queue); a changed one is a new route whose endpoints that the old
  * one had too keep their state ({@link RouteFactory#replace}). Routes taken out are retired ({@link RetiredRoutes}):
- * requests finish on the route they started on, and cleanup still reaches their engines.
+ * requests finish on the route they started on, and cleanup still reaches their engines. Retired routes, and retired
+ * endpoints of the serving routes ({@link RetiredEndpoints}), are let go on one periodic look once they owe nothing.
  */
 @Startup
 @ApplicationScoped
@@ -43,7 +47,10 @@ public class RouteRegistry {
 
     private static final Logger LOG = Logger.getLogger(RouteRegistry.class);
 
-    /** How often retired routes are looked at, to let go of those that owe nothing any more (on the clock). */
+    /**
+     * How often retired routes and retired endpoints are looked at, to let go of those that owe nothing any more (on
+     * the clock).
+     */
     private static final long LET_GO_PERIOD_MS = 30_000;
 
     private final RouteFactory factory;
@@ -51,20 +58,25 @@ public class RouteRegistry {
     private final Clock clock;
     private final Vertx vertx;
     private final Event<RoutesSwapped> swapped;
+    private final Event<EndpointLetGo> endpointLetGo;
     private final RouteReloadMetrics metrics;
     /** By route, what each pool's discovery watched at start: discovery is set up then, a reload cannot change it. */
     private final Map<String, Map<String, String>> discoveryAtStart = new HashMap<>();
     private final RetiredRoutes retired = new RetiredRoutes();
+    private final RetiredEndpoints retiredEndpoints;
     private volatile RouteTable table;
     private volatile long letGoTimer = -1;
 
     public RouteRegistry(RoutingConfig config, SessionPolicy policy, Vertx vertx, Clock clock,
-            Instance<FallbackRoutes> fallback, Event<RoutesSwapped> swapped, RouteReloadMetrics metrics) {
+            Instance<FallbackRoutes> fallback, Event<RoutesSwapped> swapped, Event<EndpointLetGo> endpointLetGo,
+            RouteReloadMetrics metrics, ReaperConfig reaper) {
         this.factory = new RouteFactory(discoverFamilies(), policy);
+        this.retiredEndpoints = new RetiredEndpoints(config.retiredEndpointKeep(), reaper);
         this.context = ConnectorContext.of(vertx, clock);
         this.clock = clock;
         this.vertx = vertx;
         this.swapped = swapped;
+        this.endpointLetGo = endpointLetGo;
         this.metrics = metrics;
         List<RoutesText.Parsed> settings = new ArrayList<>();
         config.routes().forEach((name, route) -> {
@@ -282,17 +294,52 @@ public class RouteRegistry {
         }
     }
 
-    /** Lets go of retired routes that owe nothing any more, closing their connectors. */
+    /**
+     * Lets go of what owes nothing any more: retired routes (their connectors closed) and retired endpoints of the
+     * serving routes (their names given up). The endpoints are found first, then each is let go after checking again,
+     * under the lock membership changes take ({@link PoolMembership}), so that none is taken back in between.
+     */
     public void letGo() {
+        Instant now = clock.instant();
         List<Route> gone;
+        List<RetiredEndpoints.Due> pruned = new ArrayList<>();
         synchronized (this) {
-            gone = retired.letGo(clock.instant());
+            gone = retired.letGo(now);
+            for (RetiredEndpoints.Due due : retiredEndpoints.find(table.all(), now)) {
+                if (retiredEndpoints.prune(due, now)) {
+                    pruned.add(due);
+                }
+            }
         }
         for (Route route : gone) {
             LOG.infof("route %s of an earlier table: nothing runs on it and its engines' KV hold has passed; let go",
                     route.name());
         }
         closeAll(gone);
+        for (RetiredEndpoints.Due due : pruned) {
+            PooledEndpoint m = due.member();
+            LOG.infof("route %s: %s endpoint %s (%s) let go: retired at %s, no leg on it since %s, kept %s since "
+                    + "then, so nothing owed on it can still be due", due.route().name(), due.pool(),
+                    m.endpoint().name(), m.source().label(), m.retiredAt().map(Instant::toString).orElse("?"),
+                    m.quietSince().map(Instant::toString).orElse("?"), retiredEndpoints.keepFor(due.route()));
+            metrics.endpointPruned(due.route().name(), due.pool());
+            try {
+                endpointLetGo.fire(new EndpointLetGo(due.route(), due.pool(), m.endpoint().name()));
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "a follower of route %s's pools failed after endpoint %s was let go", due.route().name(),
+                        m.endpoint().name());
+            }
+        }
+    }
+
+    /** How long a retired endpoint of the route is kept after the last leg on it ended ({@link RetiredEndpoints}). */
+    public Duration retiredEndpointKeep(Route route) {
+        return retiredEndpoints.keepFor(route);
+    }
+
+    /** When a retired endpoint of a serving route may be let go; empty while legs run on it, or while active. */
+    public Optional<Instant> prunableAt(Route route, PooledEndpoint member) {
+        return retiredEndpoints.prunableAt(route, member);
     }
 
     private static void logRoute(Route route) {

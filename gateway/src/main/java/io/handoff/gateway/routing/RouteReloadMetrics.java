@@ -1,5 +1,6 @@
 package io.handoff.gateway.routing;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,7 +10,7 @@ import java.util.function.Supplier;
 /**
  * Reloads of the routes as metrics: how many, by outcome ({@code applied}, {@code unchanged}, {@code refused}) and
  * source ({@code admin}, {@code file}); the generation of the table serving now; the retired routes still kept for
- * what they owe.
+ * what they owe. And the retired endpoints of the serving routes let go once they owe nothing, by route and pool.
  */
 @ApplicationScoped
 public class RouteReloadMetrics {
@@ -27,6 +28,14 @@ public class RouteReloadMetrics {
         Gauge.builder("handoff.routes.retired", retired, r -> r.get().doubleValue()).strongReference(true)
                 .description("Routes a reload took out that are kept until what runs on them and what they owe ends")
                 .register(registry);
+    }
+
+    /** One retired endpoint of a route's pool let go ({@link RetiredEndpoints}). */
+    void endpointPruned(String route, String pool) {
+        Counter.builder("handoff.pool.endpoints.pruned").tags("route", route, "pool", pool)
+                .description("Retired endpoints let go: no leg ran on them for as long as anything owed on them "
+                        + "can be due")
+                .register(registry).increment();
     }
 
     void reloaded(String source, RouteReload.Outcome outcome) {

@@ -31,6 +31,14 @@ public interface RoutingConfig {
     @WithDefault("5s")
     Duration routesFilePoll();
 
+    /**
+     * How long a retired endpoint is kept, at least, after the last leg on it ended, before it is let go. Never less
+     * than the time an obligation on it can stay owed: its route's engine hold, then the reaper's whole schedule of
+     * discharge attempts ({@link RetiredEndpoints#keepFor}); a shorter value is raised to that.
+     */
+    @WithDefault("15m")
+    Duration retiredEndpointKeep();
+
     interface Demo {
         /** Start in-process simulators and one route per family when no route is configured. */
         @WithDefault("true")

@@ -1,37 +1,58 @@
 package io.handoff.gateway.control;
 
 import io.grpc.Status;
+import io.handoff.gateway.reaper.Reaper;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.routing.RouteRegistry;
+import io.handoff.gateway.session.CleanupObligation;
+import io.handoff.gateway.session.SessionService;
+import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
+import io.handoff.gateway.testing.GrpcTestClient;
+import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimFleetTestResource;
 import io.handoff.gateway.testing.SpareDecodeEngine;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
+import io.handoff.openengine.v1.AllocateKvSessionRequest;
+import io.handoff.openengine.v1.OpenEngineKvGrpc;
+import io.handoff.openengine.v1.ReleaseKvSessionRequest;
 import io.handoff.simulator.SimEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import io.vertx.core.json.JsonObject;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The admin API over a route's pools, against simulated vLLM engines: an endpoint added by hand takes legs, one
  * retired under load finishes the legs it runs and takes no new one, no KV stays pinned anywhere afterwards, and
- * only an admin key changes anything; input that cannot be an endpoint is refused and changes nothing.
+ * only an admin key changes anything; input that cannot be an endpoint is refused and changes nothing. A retired
+ * endpoint is listed with when it may be let go, kept while legs run on it and while KV owed on it can be due, then
+ * let go (logged, counted), after which its name may join again.
  */
 @QuarkusTest
 @TestProfile(PoolEndpointsAdminTest.Profile.class)
@@ -41,6 +62,24 @@ class PoolEndpointsAdminTest extends ControlPlaneTest {
     /** The control-plane profile in a gateway of its own: these tests change the vLLM route's pools. */
     public static class Profile extends ControlPlaneProfile {
     }
+
+    @Inject
+    RouteRegistry routes;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    SessionService sessions;
+
+    @Inject
+    SessionStore store;
+
+    @Inject
+    Reaper reaper;
 
     private SpareDecodeEngine spare;
     private SimEngine secondDecode;
@@ -171,6 +210,122 @@ class PoolEndpointsAdminTest extends ControlPlaneTest {
                 .post("/admin/routes/vllm/pools/decode/endpoints").then().statusCode(201);
         admin().delete("/admin/routes/vllm/pools/decode/endpoints/d-1").then().statusCode(200);
         assertEquals(List.of("d-0", "d-1"), endpoints().getList("pools.decode.name"));
+    }
+
+    @Test
+    void aRetiredEndpointIsKeptWhileLegsRunAndWhileWhatIsOwedOnItCanBeDueThenLetGoAndItsNameMayJoinAgain() {
+        Route route = routes.named("vllm").orElseThrow();
+        Duration keep = routes.retiredEndpointKeep(route);
+        assertEquals(Duration.ofMinutes(15), keep, "the default, longer than vLLM's hold and the reaper's schedule");
+        assertTrue(keep.compareTo(route.capabilities().engineHold()) > 0);
+        admin().contentType("application/json").body(body("d-7", secondDecode.baseUrl()))
+                .post("/admin/routes/vllm/pools/decode/endpoints").then().statusCode(201);
+        long seen = secondDecode.stat("requests_total");
+        List<GenerateCall> running = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            running.add(GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 40));
+        }
+        running.forEach(GenerateCall::awaitFirstToken);
+        assertTrue(secondDecode.stat("requests_total") > seen, "legs run on d-7");
+
+        Instant retiredAt = clock.instant();
+        JsonPath retired = admin().delete("/admin/routes/vllm/pools/decode/endpoints/d-7").then().statusCode(200)
+                .extract().jsonPath();
+        assertTrue(retired.getInt("outstanding") > 0, retired.prettify());
+        assertEquals(retiredAt.toString(), retired.getString("retired_at"));
+        assertNull(retired.getString("prunable_at"), "not while legs run on it");
+
+        // however long its legs run, it is kept
+        ((MutableClock) clock).advance(keep.multipliedBy(2));
+        routes.letGo();
+        assertEquals("retired", decodeField("d-7", "state"));
+        running.forEach(call -> assertEquals(Status.Code.OK, call.awaitEnd().getCode()));
+        awaitNoLegOn("d-7");
+
+        // its legs ended: kept for the keep from the first look that saw none running (late, never early)
+        Instant quiet = clock.instant();
+        routes.letGo();
+        Instant prunableAt = Instant.parse(decodeField("d-7", "prunable_at"));
+        assertEquals(quiet.plus(keep), prunableAt);
+        assertEquals(retiredAt.toString(), decodeField("d-7", "retired_at"));
+        ((MutableClock) clock).set(prunableAt.minusMillis(1));
+        routes.letGo();
+        assertEquals("retired", decodeField("d-7", "state"), "never early");
+
+        // until then, KV owed on it is discharged there, and its name keeps meaning its engine
+        OpenEngineKvGrpc.OpenEngineKvBlockingStub kv = GrpcTestClient.withKey(
+                OpenEngineKvGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
+        String owedBefore = heldOn(kv, "d-7");
+        release(kv, owedBefore);
+        assertEquals(CleanupObligation.Status.ENGINE_HELD, obligationOf(owedBefore).status(),
+                "discharged through its retired endpoint (vLLM holds parked KV until its own timer)");
+        admin().contentType("application/json").body(body("d-7", decode().baseUrl()))
+                .post("/admin/routes/vllm/pools/decode/endpoints").then().statusCode(409);
+
+        double prunedBefore = pruned();
+        ((MutableClock) clock).set(prunableAt);
+        routes.letGo();
+        assertNull(decodeField("d-7", "state"), "let go: no longer listed");
+        assertTrue(pruned() >= prunedBefore + 1, "counted");
+        assertTrue(routes.forCleanup("vllm", "d-7").isEmpty());
+        assertFalse(registry.find("handoff.endpoint.up").tags("route", "vllm", "endpoint", "d-7").gauges()
+                .iterator().hasNext(), "its gauges go with it");
+        // an obligation naming it now (one this bound does not cover) is retried, then left to the engine's timer
+        String owedAfter = heldOn(kv, "d-7");
+        release(kv, owedAfter);
+        CleanupObligation late = obligationOf(owedAfter);
+        assertEquals(CleanupObligation.Status.PENDING, late.status());
+        assertTrue(late.lastError().contains("no endpoint named 'd-7'"), late.lastError());
+
+        // the name joins again, even at another address, and takes legs
+        admin().contentType("application/json").body(body("d-7", decode().baseUrl()))
+                .post("/admin/routes/vllm/pools/decode/endpoints").then().statusCode(201);
+        assertEquals("active", decodeField("d-7", "state"));
+        assertEquals("0", decodeField("d-7", "outstanding"));
+        for (int i = 0; i < 4; i++) {
+            assertEquals(Status.Code.OK, GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 4)
+                    .awaitEnd().getCode());
+        }
+
+        // and goes again, leaving the pool as it was
+        awaitNoLegOn("d-7");
+        admin().delete("/admin/routes/vllm/pools/decode/endpoints/d-7").then().statusCode(200);
+        ((MutableClock) clock).advance(keep);
+        routes.letGo();
+        assertNull(decodeField("d-7", "state"));
+    }
+
+    private void awaitNoLegOn(String endpoint) {
+        await().atMost(Duration.ofSeconds(15)).until(() -> "0".equals(decodeField(endpoint, "outstanding")));
+    }
+
+    private String decodeField(String endpoint, String field) {
+        return endpoints().param("n", endpoint).getString("pools.decode.find { it.name == n }." + field);
+    }
+
+    private double pruned() {
+        Counter c = registry.find("handoff.pool.endpoints.pruned").tags("route", "vllm", "pool", "decode").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** A caller-allocated session of route vllm with KV recorded as held on {@code endpoint}, as a leg records it. */
+    private String heldOn(OpenEngineKvGrpc.OpenEngineKvBlockingStub kv, String endpoint) {
+        String unique = UUID.randomUUID().toString();
+        String id = kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("r-" + unique)
+                .setModel("m-vllm").setIdempotencyKey("k-" + unique).build()).getRef().getSessionId();
+        sessions.recordObligation("team-a", id, CleanupObligation.pending("decode@" + endpoint, "vllm", endpoint,
+                "parked-prefill-kv", Map.of(), clock.instant().plus(Duration.ofSeconds(480)), false))
+                .await().indefinitely();
+        return id;
+    }
+
+    private void release(OpenEngineKvGrpc.OpenEngineKvBlockingStub kv, String sessionId) {
+        kv.releaseKvSession(ReleaseKvSessionRequest.newBuilder().setSessionId(sessionId).build());
+        reaper.sweep().await().atMost(Duration.ofSeconds(30));
+    }
+
+    private CleanupObligation obligationOf(String sessionId) {
+        return store.find(sessionId).await().atMost(Duration.ofSeconds(10)).orElseThrow().obligations().get(0);
     }
 
     @Test

@@ -9,7 +9,10 @@ import io.grpc.Status;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
+import io.handoff.gateway.routing.Route;
+import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.testing.KubernetesApiResource;
+import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimFleetTestResource;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
@@ -20,6 +23,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.vertx.core.Vertx;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.net.URI;
 import java.net.URL;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +50,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * pointing at a simulated vLLM decode engine: under load, one is added, one made unready and one removed. New legs
  * reach only ready endpoints, legs running on one that leaves finish, no simulator keeps KV pinned afterwards, and
  * the admin API lists the discovered ones with source {@code kubernetes}. Slices the selector does not choose are
- * ignored; an endpoint the pool refuses is counted and left out.
+ * ignored; an endpoint the pool refuses is counted and left out. Pods that come and go under new names are let go once
+ * nothing owed on them can be due, so the retired ones stay few, and a pod that comes back after that joins afresh.
  */
 @QuarkusTest
 @TestProfile(KubernetesDiscoveryProfile.class)
@@ -56,6 +62,12 @@ class KubernetesDiscoveryTest {
 
     @TestHTTPResource("/")
     URL base;
+
+    @Inject
+    RouteRegistry routes;
+
+    @Inject
+    Clock clock;
 
     private GrpcTestClient client;
     private Vertx vertx;
@@ -157,6 +169,53 @@ class KubernetesDiscoveryTest {
         awaitState(a, "active");
         slices().withName("sim-a").delete();
         awaitState(a, "retired");
+    }
+
+    @Test
+    void podsThatComeAndGoUnderNewNamesAreLetGoSoTheRetiredStayFewAndOneThatComesBackJoinsAfresh() {
+        Route route = routes.named("vllm").orElseThrow();
+        Duration keep = routes.retiredEndpointKeep(route);
+        int mostRetired = 0;
+        for (int i = 0; i < 6; i++) {
+            // a pod of a Deployment, replaced by one of another name: offered, served, then gone
+            String pod = "churn-" + i;
+            slices().resource(slice(pod, pod, engineC, KubernetesDiscoveryProfile.SELECTOR_VALUE, true)).create();
+            awaitState(name(pod, engineC), "active");
+            assertEquals(Status.Code.OK, GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 4)
+                    .awaitEnd().getCode());
+            slices().withName(pod).delete();
+            awaitState(name(pod, engineC), "retired");
+            await().atMost(EVENT).until(() -> "0".equals(decodeField(endpoints(), name(pod, engineC),
+                    "outstanding")));
+            mostRetired = Math.max(mostRetired, churned("retired").size());
+            // time passes between one pod's going and the next one's: more than a keep
+            ((MutableClock) clock).advance(keep);
+            routes.letGo();
+        }
+        assertEquals(1, mostRetired, "one retired pod at a time, however many came and went");
+        assertEquals(List.of(), churned("retired"), "every pod that left was let go");
+
+        // a pod that comes back under its name after it was let go joins afresh and takes legs
+        String back = name("churn-0", engineC);
+        slices().resource(slice("churn-0", "churn-0", engineC, KubernetesDiscoveryProfile.SELECTOR_VALUE, true))
+                .create();
+        awaitState(back, "active");
+        assertEquals("kubernetes", decodeField(endpoints(), back, "source"));
+        long seen = engineC.stat("requests_total");
+        for (int i = 0; i < 4; i++) {
+            assertEquals(Status.Code.OK, GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 4)
+                    .awaitEnd().getCode());
+        }
+        assertTrue(engineC.stat("requests_total") > seen, "the pod that came back took legs");
+        slices().withName("churn-0").delete();
+        awaitState(back, "retired");
+    }
+
+    /** The names of the decode pool's churned pods, in one state. */
+    private List<String> churned(String state) {
+        JsonPath listed = endpoints();
+        return listed.getList("pools.decode.name", String.class).stream()
+                .filter(n -> n.startsWith("churn-") && state.equals(decodeField(listed, n, "state"))).toList();
     }
 
     @Test

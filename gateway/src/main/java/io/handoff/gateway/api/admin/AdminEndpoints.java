@@ -34,7 +34,9 @@ import java.util.Optional;
  * 400 for input that cannot be an endpoint of the route, 404 for an unknown route or pool, 409 for a name in use;</li>
  * <li>{@code DELETE /admin/routes/{route}/pools/{prefill|decode}/endpoints/{name}}: retires one (200): it takes no
  * new legs, running ones finish, and KV it holds is still discharged there. The last one may go: the pool is then
- * empty and its route refuses as unavailable until one is added. 404 for no such active endpoint.</li>
+ * empty and its route refuses as unavailable until one is added. 404 for no such active endpoint. A retired one is
+ * listed with when it retired and when it may be let go, which the routing room does once nothing owed on it can be
+ * due; it is then no longer listed, and its name may be added again.</li>
  * </ul>
  */
 @ApplicationScoped
@@ -141,6 +143,11 @@ public class AdminEndpoints {
                 .put("detail", s.status().detail())
                 .put("sampled_at", s.sampledAt().toString()),
                 () -> out.put("health", active ? "not sampled" : "retired"));
+        if (!active) {
+            // when it retired, and when it may be let go (absent while legs still run on it)
+            m.retiredAt().ifPresent(at -> out.put("retired_at", at.toString()));
+            membership.prunableAt(route, m).ifPresent(at -> out.put("prunable_at", at.toString()));
+        }
         return out;
     }
 
