@@ -10,7 +10,7 @@
 #     connections, the tenant's live sessions), the simulators' running requests and KV pool too, and the open-file
 #     limit of every process raised (a stream holds a connection on each hop);
 #   - the prefill legs' connections (prefill-max-connections) sized apart, for twice the prefills in flight on
-#     average: a prefill is one token of a stream's --max-tokens, so about 1 in --max-tokens streams is in its prefill;
+#     average (--prefill-connections-per-average): a prefill is one token of a stream's --max-tokens, so about 1 in --max-tokens streams is in its prefill;
 #     sized like the decode's, the pool kept a connection for nearly every stream after bunched starts, and the
 #     gateway reached the hard open-file limit at 10,000 streams;
 #   - the prefill and the decode simulator each in a process of its own (SIM_SPLIT=1): at 10,000 streams one process
@@ -23,6 +23,7 @@
 #
 # Usage: benchmarks/run-scale-benchmark.sh [--build] [--store memory|redis] [--streams 64,1000,10000]
 #          [--token-interval-ms 500] [--max-tokens 32] [--warmup-seconds 40] [--seconds 30]
+#          [--prefill-connections-per-average 2]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,6 +36,7 @@ INTERVAL=500
 TOKENS=32
 WARMUP=40
 MEASURED=30
+PREFILL_FACTOR=2
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD=(--build) ;;
@@ -44,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --max-tokens) TOKENS="${2:?}"; shift ;;
     --warmup-seconds) WARMUP="${2:?}"; shift ;;
     --seconds) MEASURED="${2:?}"; shift ;;
+    --prefill-connections-per-average) PREFILL_FACTOR="${2:?}"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -62,7 +65,7 @@ trap 'rm -f "$SUMMARY"' EXIT
 IFS=',' read -r -a LEVELS <<<"$STREAMS"
 for N in "${LEVELS[@]}"; do
   LIMIT=$(( N + 64 ))
-  PREFILL_LIMIT=$(( 2 * N / TOKENS + 64 ))
+  PREFILL_LIMIT=$(( PREFILL_FACTOR * N / TOKENS + 64 ))
   # the gRPC listener takes 100 calls per connection (quarkus.http.limits.max-concurrent-streams): 80 a channel
   CHANNELS=$(( N / 80 + 2 ))
   echo

@@ -48,14 +48,17 @@ public class LeaseKeeper {
     private static final class Kept {
         final String tenant;
         final Duration lease;
+        /** A third of the lease, worked out once: a tick looks at every kept session, and most are not due. */
+        final Duration renewEvery;
         final Consumer<String> onLost;
-        volatile Instant renewedAt;
+        volatile Instant renewDue;
         volatile boolean renewing;
 
         Kept(String tenant, Duration lease, Instant renewedAt, Consumer<String> onLost) {
             this.tenant = tenant;
             this.lease = lease;
-            this.renewedAt = renewedAt;
+            this.renewEvery = lease.dividedBy(3);
+            this.renewDue = renewedAt.plus(renewEvery);
             this.onLost = onLost;
         }
     }
@@ -77,13 +80,13 @@ public class LeaseKeeper {
     public void tick() {
         Instant now = clock.instant();
         kept.forEach((sessionId, k) -> {
-            if (k.renewing || now.isBefore(k.renewedAt.plus(k.lease.dividedBy(3)))) {
+            if (k.renewing || now.isBefore(k.renewDue)) {
                 return;
             }
             k.renewing = true;
             sessions.renew(k.tenant, sessionId, Optional.of(k.lease), OptionalLong.empty())
                     .subscribe().with(s -> {
-                        k.renewedAt = now;
+                        k.renewDue = now.plus(k.renewEvery);
                         k.renewing = false;
                     }, failure -> {
                         k.renewing = false;
