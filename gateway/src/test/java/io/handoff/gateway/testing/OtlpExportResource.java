@@ -84,6 +84,10 @@ public class OtlpExportResource implements QuarkusTestResourceLifecycleManager {
         }
         grpcPort = freePort();
         config.put("quarkus.grpc.server.port", Integer.toString(grpcPort));
+        // The launcher starts every later launch on the HTTP port the first one was given, though that port went back
+        // to the kernel in between and any socket bound to port 0 since (an engine simulator, a client) may hold it;
+        // a fresh free port for each launch, read back from the gateway's log as the first one is.
+        config.put("quarkus.http.port", "0");
         config.put("quarkus.log.category.\"handoff.requests\".level", "INFO");
         config.put("quarkus.otel.bsp.schedule.delay", EXPORT_DELAY.toMillis() + "ms");
         if (!protocol.equals("none")) {
