@@ -11,9 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Generate requests as metrics: how each was handled (orchestrated per style, bypassed per trigger, refused per
- * error code and {@link RefusalReason reason}), how it ended, and how long its client waited for the first token. Tags
- * stay bounded: routes, styles, triggers, codes, reasons and outcomes are finite sets, so each meter is looked up in the registry once and kept (a lookup
- * by tags on every request costs more than the count).
+ * error code and {@link RefusalReason reason}), how it ended, and how long its client waited for the first token.
+ * Tags stay bounded: routes, styles, triggers, codes, reasons and outcomes are finite sets, so each meter is looked
+ * up in the registry once and kept (a lookup by tags on every request costs more than the count).
  */
 @ApplicationScoped
 public class GenerateMetrics {

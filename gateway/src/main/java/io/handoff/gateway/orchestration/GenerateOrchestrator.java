@@ -330,7 +330,8 @@ public class GenerateOrchestrator {
             throw GenerateRefusal.invalid("model is required");
         }
         return routes.forModel(request.getModel()).orElseThrow(() -> new GenerateRefusal(
-                ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, RefusalReason.UNKNOWN_MODEL, false, "no route serves model '" + request.getModel() + "'"));
+                ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, RefusalReason.UNKNOWN_MODEL, false,
+                "no route serves model '" + request.getModel() + "'"));
     }
 
     private void refuseWhileDraining() {

@@ -85,7 +85,8 @@ final class Reservation {
 
     LiveRequests.RequestHandle claim(String tenant, String requestId) {
         handle = live.claim(tenant, requestId).orElseThrow(() -> new GenerateRefusal(
-                ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, RefusalReason.DUPLICATE_REQUEST, false, "request " + requestId + " is already running"));
+                ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, RefusalReason.DUPLICATE_REQUEST, false,
+                "request " + requestId + " is already running"));
         return handle;
     }
 
