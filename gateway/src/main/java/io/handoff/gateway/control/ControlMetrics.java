@@ -1,16 +1,20 @@
 package io.handoff.gateway.control;
 
+import io.handoff.gateway.routing.EndpointBreaker;
 import io.handoff.gateway.routing.EndpointPool;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -24,6 +28,7 @@ public class ControlMetrics {
 
     private final MeterRegistry registry;
     private final Map<Tags, AtomicLong> endpointUp = new ConcurrentHashMap<>();
+    private final Map<Tags, BreakerGauges> breakers = new ConcurrentHashMap<>();
     private final Map<Tags, double[]> endpointLoad = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> drain = new ConcurrentHashMap<>();
     private final Map<String, List<Gauge>> poolGauges = new ConcurrentHashMap<>();
@@ -42,6 +47,34 @@ public class ControlMetrics {
                     .register(registry);
             return value;
         }).set(up ? 1 : 0);
+    }
+
+    /**
+     * An endpoint's breaker state, after the latest sample, as one series per state ({@code closed}, {@code open},
+     * {@code probing}), 1 for the state it is in and 0 for the others: the way Prometheus exports an enumeration
+     * (as kube-state-metrics does a pod's phase), so that a query selects a state by its label rather than by a
+     * number whose meaning it has to know. Three series per endpoint, a bounded set.
+     */
+    public void endpointBreaker(String route, String pool, String endpoint, EndpointBreaker.State state) {
+        Tags tags = Tags.of("route", route, "pool", pool, "endpoint", endpoint);
+        breakers.computeIfAbsent(tags, this::breakerGauges).current.set(state);
+    }
+
+    /** The gauges of one endpoint's breaker: each reads the one state kept for the endpoint when scraped. */
+    private record BreakerGauges(AtomicReference<EndpointBreaker.State> current, List<Gauge> gauges) {
+    }
+
+    private BreakerGauges breakerGauges(Tags tags) {
+        AtomicReference<EndpointBreaker.State> current = new AtomicReference<>(EndpointBreaker.State.CLOSED);
+        List<Gauge> gauges = new ArrayList<>();
+        for (EndpointBreaker.State state : EndpointBreaker.State.values()) {
+            gauges.add(Gauge.builder("handoff.endpoint.breaker.state", current, c -> c.get() == state ? 1 : 0)
+                    .tags(tags).tag("state", state.name().toLowerCase(Locale.ROOT))
+                    .description("1 for the state the endpoint's circuit breaker is in (closed, open, probing), "
+                            + "0 for the others, after the latest sample")
+                    .register(registry));
+        }
+        return new BreakerGauges(current, List.copyOf(gauges));
     }
 
     /** One native load figure an endpoint reported in the latest sample (running_requests, kv_usage, ...). */
@@ -84,13 +117,30 @@ public class ControlMetrics {
         }
         endpointUp.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.up", route));
         endpointLoad.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.load", route));
+        forgetBreakers(Tags.of("route", route));
     }
 
-    /** Takes away the gauges of one endpoint a pool let go: its health and its load figures. */
+    /** Takes away the gauges of one endpoint a pool let go: its health, its breaker and its load figures. */
     public void forgetEndpoint(String route, String pool, String endpoint) {
         Tags of = Tags.of("route", route, "pool", pool, "endpoint", endpoint);
         endpointUp.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.up", of));
         endpointLoad.keySet().removeIf(tags -> forget(tags, "handoff.endpoint.load", of));
+        forgetBreakers(of);
+    }
+
+    /** Removes the breaker gauges of every endpoint whose tags include every tag of {@code of}. */
+    private void forgetBreakers(Tags of) {
+        breakers.entrySet().removeIf(e -> {
+            boolean matches = includes(e.getKey(), of);
+            if (matches) {
+                e.getValue().gauges().forEach(registry::remove);
+            }
+            return matches;
+        });
+    }
+
+    private static boolean includes(Tags tags, Tags of) {
+        return of.stream().allMatch(wanted -> tags.stream().anyMatch(t -> t.equals(wanted)));
     }
 
     private boolean forget(Tags tags, String gauge, String route) {
@@ -99,7 +149,7 @@ public class ControlMetrics {
 
     /** Removes the gauge of {@code tags} when they include every tag of {@code of}; answers whether it did. */
     private boolean forget(Tags tags, String gauge, Tags of) {
-        boolean matches = of.stream().allMatch(wanted -> tags.stream().anyMatch(t -> t.equals(wanted)));
+        boolean matches = includes(tags, of);
         if (matches) {
             Gauge meter = registry.find(gauge).tags(tags).gauge();
             if (meter != null) {

@@ -211,6 +211,7 @@ public class FleetSampler {
             }
         }
         metrics.endpointUp(route.name(), pool, member.endpoint().name(), member.breaker().admits());
+        metrics.endpointBreaker(route.name(), pool, member.endpoint().name(), member.breaker().state());
         status.load().forEach((figure, value) -> metrics.endpointLoad(route.name(), pool, member.endpoint().name(),
                 figure, value));
         return sample;
@@ -237,6 +238,7 @@ public class FleetSampler {
         samples.remove(key);
         mismatches.remove(key);
         metrics.endpointUp(route.name(), pool, member.endpoint().name(), false);
+        metrics.endpointBreaker(route.name(), pool, member.endpoint().name(), member.breaker().state());
     }
 
     /**

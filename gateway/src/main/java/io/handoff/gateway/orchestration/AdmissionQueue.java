@@ -229,7 +229,7 @@ final class AdmissionQueue {
             if (!joined) {
                 state.set(State.LEFT);
                 metrics.waited(route, Outcome.FULL, Duration.ZERO);
-                em.fail(GenerateRefusal.overloaded(full(waitingNow, lastRefusal)));
+                em.fail(GenerateRefusal.overloaded(RefusalReason.QUEUE_FULL, full(waitingNow, lastRefusal)));
                 return;
             }
             drain();
@@ -268,7 +268,7 @@ final class AdmissionQueue {
         void timedOut() {
             if (state.compareAndSet(State.WAITING, State.LEFT)) {
                 metrics.waited(route, Outcome.TIMEOUT, waited());
-                emitter.fail(GenerateRefusal.overloaded(timedOutMessage()));
+                emitter.fail(GenerateRefusal.overloaded(RefusalReason.QUEUE_TIMEOUT, timedOutMessage()));
             }
         }
 

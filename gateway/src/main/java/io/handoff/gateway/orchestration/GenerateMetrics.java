@@ -11,9 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Generate requests as metrics: how each was handled (orchestrated per style, bypassed per trigger, refused per
- * error code), how it ended, and how long its client waited for the first token. Tags stay bounded: routes, styles,
- * triggers, codes and outcomes are finite sets, so each meter is looked up in the registry once and kept (a lookup
- * by tags on every request costs more than the count).
+ * error code and {@link RefusalReason reason}), how it ended, and how long its client waited for the first token.
+ * Tags stay bounded: routes, styles, triggers, codes, reasons and outcomes are finite sets, so each meter is looked
+ * up in the registry once and kept (a lookup by tags on every request costs more than the count).
  */
 @ApplicationScoped
 public class GenerateMetrics {
@@ -54,8 +54,9 @@ public class GenerateMetrics {
         count(new Key("handoff.generate.bypassed", route, "trigger", trigger));
     }
 
-    public void refused(String route, String code) {
-        count(new Key("handoff.generate.refused", route, "code", code));
+    /** A refusal before acceptance: {@code code} the client's OpenEngine error code, {@code reason} why. */
+    public void refused(String route, String code, String reason) {
+        count(new Key("handoff.generate.refused", route, "code", code, "reason", reason));
     }
 
     /** An accepted request's session ended: {@code style} as {@link #accepted} names it, the session's end state. */

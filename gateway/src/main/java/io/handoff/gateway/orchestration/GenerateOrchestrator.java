@@ -319,9 +319,10 @@ public class GenerateOrchestrator {
     /** Every refusal, recorded in one place: the metric, the request's trace, the log. */
     private void refused(Route route, GenerateRefusal refusal, RequestTrace trace) {
         String routeName = route == null ? "none" : route.name();
-        metrics.refused(routeName, refusal.code().name());
-        trace.refused(refusal.code().name());
-        LOG.debugf("Generate refused on route %s: %s %s", routeName, refusal.code(), refusal.getMessage());
+        metrics.refused(routeName, refusal.code().name(), refusal.reason().label());
+        trace.refused(refusal.code().name(), refusal.reason().label());
+        LOG.debugf("Generate refused on route %s: %s (%s) %s", routeName, refusal.code(), refusal.reason().label(),
+                refusal.getMessage());
     }
 
     private Route route(GenerateRequest request) {
@@ -329,12 +330,13 @@ public class GenerateOrchestrator {
             throw GenerateRefusal.invalid("model is required");
         }
         return routes.forModel(request.getModel()).orElseThrow(() -> new GenerateRefusal(
-                ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, false, "no route serves model '" + request.getModel() + "'"));
+                ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, RefusalReason.UNKNOWN_MODEL, false,
+                "no route serves model '" + request.getModel() + "'"));
     }
 
     private void refuseWhileDraining() {
         if (drain.refusesNewWork()) {
-            throw new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, drain.refusal("new Generate"));
+            throw GenerateRefusal.draining(drain, drain.refusal("new Generate"));
         }
     }
 
@@ -366,7 +368,8 @@ public class GenerateOrchestrator {
                 .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
                 .onItem().transformToMulti(allocation -> {
                     if (!allocation.created()) {
-                        throw new GenerateRefusal(ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, "request "
+                        throw new GenerateRefusal(ErrorCode.ERROR_CODE_DUPLICATE_REQUEST,
+                                RefusalReason.DUPLICATE_REQUEST, false, "request "
                                 + a.request().getRequestId() + " is already running (session "
                                 + allocation.session().id() + ")");
                     }
@@ -417,7 +420,8 @@ public class GenerateOrchestrator {
         RequestHandle handle = a.reservation().claim(a.tenant(), a.request().getRequestId());
         return participantSession(a, ref.sessionId(), SessionState.READY).onItem().transformToMulti(session -> {
             if (session.epoch() != ref.epoch()) {
-                throw new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, "kv.session was issued "
+                throw new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND,
+                        RefusalReason.SESSION_NOT_FOUND, false, "kv.session was issued "
                         + "at epoch " + ref.epoch() + " but session " + session.id() + " is at epoch "
                         + session.epoch());
             }
@@ -449,7 +453,8 @@ public class GenerateOrchestrator {
 
     private void requireSession(Session session, Route route, SessionState expected) {
         if (session.state() != expected) {
-            throw new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false, "session " + session.id()
+            throw new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND,
+                    RefusalReason.SESSION_NOT_FOUND, false, "session " + session.id()
                     + " is " + session.state() + "; this leg needs it " + expected);
         }
         if (routes.forModel(session.model()).filter(r -> r == route).isEmpty()) {
@@ -491,23 +496,36 @@ public class GenerateOrchestrator {
             return route.connector().plan(request.getRequestId(), style, request, prefill.endpoint(),
                     decode.endpoint());
         } catch (EngineException e) {
-            throw new GenerateRefusal(e.code(), e.retryable(), e.getMessage());
+            throw new GenerateRefusal(e.code(), planReason(e.code()), e.retryable(), e.getMessage());
         }
     }
 
-    private static GenerateRefusal sessionRefusal(SessionException f) {
+    /**
+     * Why a connector refused to plan: a field it cannot carry losslessly is unsupported, a value it cannot read is
+     * invalid, as the same refusals in the checks are; anything else is the plan's own.
+     */
+    private static RefusalReason planReason(ErrorCode code) {
+        return switch (code) {
+            case ERROR_CODE_UNSUPPORTED_FEATURE -> RefusalReason.UNSUPPORTED;
+            case ERROR_CODE_INVALID_ARGUMENT -> RefusalReason.INVALID_REQUEST;
+            default -> RefusalReason.PLAN_REFUSED;
+        };
+    }
+
+    private GenerateRefusal sessionRefusal(SessionException f) {
         return switch (f.failure()) {
-            case NOT_FOUND, NOT_LIVE -> new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND, false,
-                    f.getMessage());
+            case NOT_FOUND, NOT_LIVE -> new GenerateRefusal(ErrorCode.ERROR_CODE_KV_SESSION_NOT_FOUND,
+                    RefusalReason.SESSION_NOT_FOUND, false, f.getMessage());
             default -> refusal(f);
         };
     }
 
-    private static GenerateRefusal refusal(SessionException f) {
+    private GenerateRefusal refusal(SessionException f) {
         return switch (f.failure()) {
-            case QUOTA_EXCEEDED, STORE_UNAVAILABLE -> GenerateRefusal.overloaded(f.getMessage());
+            case QUOTA_EXCEEDED -> GenerateRefusal.overloaded(RefusalReason.TENANT_QUOTA, f.getMessage());
+            case STORE_UNAVAILABLE -> GenerateRefusal.overloaded(RefusalReason.STORE_UNAVAILABLE, f.getMessage());
             case RATE_LIMITED -> GenerateRefusal.rateLimited(f.getMessage(), f.retryAfter().orElseThrow());
-            case DRAINING -> new GenerateRefusal(ErrorCode.ERROR_CODE_DRAINING, true, f.getMessage());
+            case DRAINING -> GenerateRefusal.draining(drain, f.getMessage());
             case UNSUPPORTED -> GenerateRefusal.unsupported(f.getMessage());
             default -> GenerateRefusal.invalid(f.getMessage());
         };

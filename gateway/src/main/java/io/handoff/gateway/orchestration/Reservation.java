@@ -35,7 +35,7 @@ final class Reservation {
 
     Reservation(Route route, LiveRequests live) {
         if (!route.admit()) {
-            throw GenerateRefusal.noSlot("route " + route.name() + " is at its limit of "
+            throw GenerateRefusal.noSlot(RefusalReason.ROUTE_FULL, "route " + route.name() + " is at its limit of "
                     + route.settings().maxInFlight() + " requests in flight");
         }
         this.route = route;
@@ -85,7 +85,8 @@ final class Reservation {
 
     LiveRequests.RequestHandle claim(String tenant, String requestId) {
         handle = live.claim(tenant, requestId).orElseThrow(() -> new GenerateRefusal(
-                ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, false, "request " + requestId + " is already running"));
+                ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, RefusalReason.DUPLICATE_REQUEST, false,
+                "request " + requestId + " is already running"));
         return handle;
     }
 

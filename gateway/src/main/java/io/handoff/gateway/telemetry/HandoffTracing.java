@@ -45,6 +45,7 @@ public final class HandoffTracing {
     public static final AttributeKey<String> BYPASS_TRIGGER = stringKey("handoff.bypass.trigger");
     public static final AttributeKey<String> OUTCOME = stringKey("handoff.outcome");
     public static final AttributeKey<String> REFUSAL_CODE = stringKey("handoff.refusal.code");
+    public static final AttributeKey<String> REFUSAL_REASON = stringKey("handoff.refusal.reason");
     public static final AttributeKey<String> SESSION_ID = stringKey("handoff.session.id");
     public static final AttributeKey<Long> SESSION_EPOCH = longKey("handoff.session.epoch");
     public static final AttributeKey<String> SESSION_STATE = stringKey("handoff.session.state");

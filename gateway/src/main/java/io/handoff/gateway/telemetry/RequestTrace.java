@@ -50,9 +50,10 @@ public final class RequestTrace {
     }
 
     /** Refused before acceptance; the gRPC status on the span says the rest. */
-    public void refused(String errorCode) {
+    public void refused(String errorCode, String reason) {
         span.setAttribute(HandoffTracing.OUTCOME, "refused");
         span.setAttribute(HandoffTracing.REFUSAL_CODE, errorCode);
+        span.setAttribute(HandoffTracing.REFUSAL_REASON, reason);
     }
 
     /** How an accepted request ended: complete, failed, cancelled, released, session-lost. */

@@ -15,6 +15,8 @@ import io.handoff.openengine.v1.StoppingOptions;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
 import io.handoff.simulator.SimEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -56,8 +58,12 @@ class MisconfiguredRouteTest extends ControlPlaneTest {
         sampler.sampleNow().await().indefinitely();
     }
 
+    @Inject
+    MeterRegistry registry;
+
     @Test
     void aPoolServingAnotherModelIsUnavailableWithTheVerdict() {
+        double counted = refused("wrong-model", ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, "wrong-model-endpoints");
         StatusRuntimeException refused = refusedOverGrpc("m-wrong-model",
                 List.of(SimFleetTestResource.engine(Family.VLLM, Role.PREFILL)));
         assertEquals(Status.Code.UNAVAILABLE, refused.getStatus().getCode());
@@ -73,10 +79,14 @@ class MisconfiguredRouteTest extends ControlPlaneTest {
         assertEquals("ERROR_CODE_MODEL_NOT_FOUND", http.jsonPath().getString("error.code"));
         assertEquals("service_unavailable_error", http.jsonPath().getString("error.type"));
         assertTrue(http.jsonPath().getString("error.message").contains("wrong model"), http.asString());
+        // one count per front, told apart from an unknown model (the same code) by the reason
+        assertEquals(counted + 2, refused("wrong-model", ErrorCode.ERROR_CODE_MODEL_NOT_FOUND,
+                "wrong-model-endpoints"));
     }
 
     @Test
     void aPoolOfTheWrongRoleIsUnavailableWithTheVerdict() {
+        double counted = refused("wrong-role", ErrorCode.ERROR_CODE_ROLE_MISMATCH, "wrong-role-endpoints");
         StatusRuntimeException refused = refusedOverGrpc("m-wrong-role",
                 List.of(SimFleetTestResource.engine(Family.SGLANG, Role.DECODE)));
         assertEquals(Status.Code.UNAVAILABLE, refused.getStatus().getCode());
@@ -89,6 +99,13 @@ class MisconfiguredRouteTest extends ControlPlaneTest {
         Response http = refusedOverHttp("m-wrong-role");
         assertEquals(503, http.statusCode(), http.asString());
         assertEquals("ERROR_CODE_ROLE_MISMATCH", http.jsonPath().getString("error.code"));
+        assertEquals(counted + 2, refused("wrong-role", ErrorCode.ERROR_CODE_ROLE_MISMATCH, "wrong-role-endpoints"));
+    }
+
+    private double refused(String route, ErrorCode code, String reason) {
+        Counter counter = registry.find("handoff.generate.refused").tag("route", route).tag("code", code.name())
+                .tag("reason", reason).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private StatusRuntimeException refusedOverGrpc(String model, List<SimEngine> engines) {

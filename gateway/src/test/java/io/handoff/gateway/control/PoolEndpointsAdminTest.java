@@ -234,6 +234,8 @@ class PoolEndpointsAdminTest extends ControlPlaneTest {
         assertTrue(retired.getInt("outstanding") > 0, retired.prettify());
         assertEquals(retiredAt.toString(), retired.getString("retired_at"));
         assertNull(retired.getString("prunable_at"), "not while legs run on it");
+        assertTrue(registry.find("handoff.endpoint.breaker.state").tags("route", "vllm", "endpoint", "d-7").gauges()
+                .size() == 3, "a retired endpoint still shows its breaker, one series per state");
 
         // however long its legs run, it is kept
         ((MutableClock) clock).advance(keep.multipliedBy(2));
@@ -270,6 +272,8 @@ class PoolEndpointsAdminTest extends ControlPlaneTest {
         assertTrue(routes.forCleanup("vllm", "d-7").isEmpty());
         assertFalse(registry.find("handoff.endpoint.up").tags("route", "vllm", "endpoint", "d-7").gauges()
                 .iterator().hasNext(), "its gauges go with it");
+        assertTrue(registry.find("handoff.endpoint.breaker.state").tags("route", "vllm", "endpoint", "d-7").gauges()
+                .isEmpty(), "its breaker's gauges go with it");
         // an obligation naming it now (one this bound does not cover) is retried, then left to the engine's timer
         String owedAfter = heldOn(kv, "d-7");
         release(kv, owedAfter);

@@ -14,7 +14,6 @@ import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.simulator.SimEngine;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -124,7 +123,7 @@ class AdmissionQueueTest extends FleetTestSupport {
     @Test
     void aFullQueueRefusesAtOnceAndTakesNothing() {
         double full = waits(FleetRoutes.VLLM_QUEUED, "full");
-        double refused = refusedCount(FleetRoutes.VLLM_QUEUED);
+        double refused = refusedCount(FleetRoutes.VLLM_QUEUED, "queue-full");
         StreamingGenerate first = startRunning(FleetRoutes.VLLM_QUEUED, "first");
         StreamingGenerate[] waiting = new StreamingGenerate[FleetRoutes.QUEUE_MAX_WAITING];
         for (int i = 0; i < waiting.length; i++) {
@@ -145,7 +144,7 @@ class AdmissionQueueTest extends FleetTestSupport {
         assertEquals(requestsBefore, fleet().requestsTotal(), "a refused request reached an engine");
         assertEquals(FleetRoutes.QUEUE_MAX_WAITING, depth(FleetRoutes.VLLM_QUEUED));
         assertEquals(full + 1, waits(FleetRoutes.VLLM_QUEUED, "full"));
-        assertEquals(refused + 1, refusedCount(FleetRoutes.VLLM_QUEUED), "one refusal, counted once");
+        assertEquals(refused + 1, refusedCount(FleetRoutes.VLLM_QUEUED, "queue-full"), "one refusal, counted once");
 
         decode.resume();
         first.awaitEnd();
@@ -157,6 +156,7 @@ class AdmissionQueueTest extends FleetTestSupport {
     @Test
     void aWaitPastTheTimeoutIsRefusedOverloadedSayingHowLongItWaited() {
         double timeouts = waits(FleetRoutes.VLLM_QUEUED, "timeout");
+        double refused = refusedCount(FleetRoutes.VLLM_QUEUED, "queue-timeout");
         StreamingGenerate first = startRunning(FleetRoutes.VLLM_QUEUED, "first");
         long sessionsBefore = sessions.count();
         StreamingGenerate second = start(request(FleetRoutes.VLLM_QUEUED, requestId("timeout"), TOKENS));
@@ -179,6 +179,7 @@ class AdmissionQueueTest extends FleetTestSupport {
         assertEquals(sessionsBefore, sessions.count());
         awaitDepth(FleetRoutes.VLLM_QUEUED, 0);
         assertEquals(timeouts + 1, waits(FleetRoutes.VLLM_QUEUED, "timeout"));
+        assertEquals(refused + 1, refusedCount(FleetRoutes.VLLM_QUEUED, "queue-timeout"), "counted for its reason");
 
         decode.resume();
         assertFinishedOnce(first.awaitEnd(), first.request().getRequestId(), FinishReason.FINISH_REASON_LENGTH);
@@ -304,9 +305,7 @@ class AdmissionQueueTest extends FleetTestSupport {
         return timer == null ? 0 : timer.count();
     }
 
-    private double refusedCount(String route) {
-        Counter counter = registry.find("handoff.generate.refused").tag("route", route)
-                .tag("code", ErrorCode.ERROR_CODE_OVERLOADED.name()).counter();
-        return counter == null ? 0 : counter.count();
+    private double refusedCount(String route, String reason) {
+        return refusedCount(route, ErrorCode.ERROR_CODE_OVERLOADED, reason);
     }
 }

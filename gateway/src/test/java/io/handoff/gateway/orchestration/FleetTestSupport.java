@@ -11,9 +11,12 @@ import io.handoff.gateway.testing.GrpcTestClient;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimulatedFleetResource;
 import io.handoff.gateway.testing.StreamingGenerate;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.StoppingOptions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import jakarta.inject.Inject;
 import org.awaitility.Awaitility;
@@ -44,6 +47,9 @@ abstract class FleetTestSupport {
     @Inject
     MutableClock clock;
 
+    @Inject
+    MeterRegistry meters;
+
     GrpcTestClient client;
     GenerateSessions sessions;
 
@@ -57,6 +63,13 @@ abstract class FleetTestSupport {
     void disconnectAndHeal() throws InterruptedException {
         client.close();
         fleet().heal();
+    }
+
+    /** Generates refused on a route with a code for a reason, as {@code handoff_generate_refused_total} counts. */
+    double refusedCount(String route, ErrorCode code, String reason) {
+        Counter counter = meters.find("handoff.generate.refused").tag("route", route).tag("code", code.name())
+                .tag("reason", reason).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     static EngineFleet fleet() {

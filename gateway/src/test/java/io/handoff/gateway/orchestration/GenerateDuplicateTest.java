@@ -10,6 +10,7 @@ import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.ReferenceAnswers;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.gateway.testing.StreamingGenerate;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.GenerateResponse;
@@ -47,6 +48,7 @@ class GenerateDuplicateTest extends FleetTestSupport {
         StreamingGenerate first = start(request);
         first.awaitTokens(1);
         long requestsBefore = fleet().requestsTotal();
+        double counted = refusedCount(route, ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, "duplicate-request");
 
         StatusRuntimeException duplicate = start(request).awaitStatus();
 
@@ -54,6 +56,7 @@ class GenerateDuplicateTest extends FleetTestSupport {
         assertEquals("ERROR_CODE_DUPLICATE_REQUEST", duplicate.getTrailers().get(ERROR_CODE));
         assertEquals(requestsBefore, fleet().requestsTotal(), "the duplicate reached an engine");
         assertEquals(1, sessions.of(id).size(), "the duplicate allocated a session");
+        assertEquals(counted + 1, refusedCount(route, ErrorCode.ERROR_CODE_DUPLICATE_REQUEST, "duplicate-request"));
 
         String expected = ReferenceAnswers.text(family, request.getPrompt(), 150);
         List<GenerateResponse> firstEvents = first.awaitEnd();

@@ -32,7 +32,12 @@ class GenerateRefusalTest extends FleetTestSupport {
     private static final Metadata.Key<String> RETRYABLE = Metadata.Key.of("handoff-retryable",
             Metadata.ASCII_STRING_MARSHALLER);
 
-    private StatusRuntimeException assertRefused(GenerateRequest request, Status.Code status, ErrorCode code) {
+    private StatusRuntimeException assertRefused(GenerateRequest request, Status.Code status, ErrorCode code,
+            String reason) {
+        // the route is named as the model it serves; none when no route serves it
+        String route = request.getModel().isEmpty() || code == ErrorCode.ERROR_CODE_MODEL_NOT_FOUND ? "none"
+                : request.getModel();
+        double counted = refusedCount(route, code, reason);
         long sessionsBefore = sessions.count();
         long requestsBefore = fleet().requestsTotal();
 
@@ -46,6 +51,7 @@ class GenerateRefusalTest extends FleetTestSupport {
             assertTrue(sessions.of(request.getRequestId()).isEmpty());
         }
         assertEquals(requestsBefore, fleet().requestsTotal(), "a refused Generate reached an engine");
+        assertEquals(counted + 1, refusedCount(route, code, reason), "one refusal counted, for its reason");
         return refused;
     }
 
@@ -58,23 +64,25 @@ class GenerateRefusalTest extends FleetTestSupport {
     void aStyleTheRouteDoesNotEnableIsUnsupported() {
         StatusRuntimeException refused = assertRefused(withStyle(FleetRoutes.VLLM_CONTEXT_FIRST,
                 KvScheduleStyle.KV_SCHEDULE_STYLE_GENERATION_FIRST), Status.Code.FAILED_PRECONDITION,
-                ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE);
+                ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "unsupported");
         assertTrue(refused.getStatus().getDescription().contains("generation-first"),
                 refused.getStatus().getDescription());
         assertRefused(withStyle(FleetRoutes.TRTLLM_CONTEXT_FIRST, KvScheduleStyle.KV_SCHEDULE_STYLE_CONCURRENT),
-                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE);
+                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "unsupported");
         assertRefused(withStyle(FleetRoutes.SGLANG_CONCURRENT, KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST),
-                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE);
+                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "unsupported");
     }
 
     @Test
     void aFieldTheEngineCannotCarryIsUnsupported() {
         GenerateRequest request = request(FleetRoutes.VLLM_CONTEXT_FIRST, requestId("field"), 8).toBuilder()
                 .setKv(KvOptions.newBuilder().setBypassPrefixCache(true)).build();
-        assertRefused(request, Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE);
+        assertRefused(request,
+                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "unsupported");
         GenerateRequest twoOutputs = request(FleetRoutes.SGLANG_CONCURRENT, requestId("n"), 8).toBuilder()
                 .setSampling(SamplingParams.newBuilder().setNumSequences(2)).build();
-        assertRefused(twoOutputs, Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE);
+        assertRefused(twoOutputs,
+                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "unsupported");
     }
 
     @Test
@@ -82,39 +90,40 @@ class GenerateRefusalTest extends FleetTestSupport {
         GenerateRequest request = request(FleetRoutes.VLLM_CONTEXT_FIRST, requestId("bypass"), 8).toBuilder()
                 .setKv(KvOptions.newBuilder().setTransferDisposition(
                         KvTransferDisposition.KV_TRANSFER_DISPOSITION_BYPASS)).build();
-        assertRefused(request, Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE);
+        assertRefused(request,
+                Status.Code.FAILED_PRECONDITION, ErrorCode.ERROR_CODE_UNSUPPORTED_FEATURE, "unsupported");
     }
 
     @Test
     void aMissingRequestIdIsInvalid() {
         assertRefused(request(FleetRoutes.VLLM_CONTEXT_FIRST, "", 8), Status.Code.INVALID_ARGUMENT,
-                ErrorCode.ERROR_CODE_INVALID_ARGUMENT);
+                ErrorCode.ERROR_CODE_INVALID_ARGUMENT, "invalid-request");
     }
 
     @Test
     void aMissingPromptIsInvalid() {
         GenerateRequest request = request(FleetRoutes.SGLANG_CONCURRENT, requestId("no-prompt"), 8).toBuilder()
                 .clearInput().build();
-        assertRefused(request, Status.Code.INVALID_ARGUMENT, ErrorCode.ERROR_CODE_INVALID_ARGUMENT);
+        assertRefused(request, Status.Code.INVALID_ARGUMENT, ErrorCode.ERROR_CODE_INVALID_ARGUMENT, "invalid-request");
     }
 
     @Test
     void aMissingModelIsInvalid() {
         GenerateRequest request = request(FleetRoutes.VLLM_CONTEXT_FIRST, requestId("no-model"), 8).toBuilder()
                 .clearModel().build();
-        assertRefused(request, Status.Code.INVALID_ARGUMENT, ErrorCode.ERROR_CODE_INVALID_ARGUMENT);
+        assertRefused(request, Status.Code.INVALID_ARGUMENT, ErrorCode.ERROR_CODE_INVALID_ARGUMENT, "invalid-request");
     }
 
     @Test
     void anUnknownModelIsNotFound() {
         assertRefused(request("no-such-model", requestId("unknown"), 8), Status.Code.NOT_FOUND,
-                ErrorCode.ERROR_CODE_MODEL_NOT_FOUND);
+                ErrorCode.ERROR_CODE_MODEL_NOT_FOUND, "unknown-model");
     }
 
     @Test
     void aKvSessionOnAnOrchestratedGenerateIsInvalid() {
         GenerateRequest request = request(FleetRoutes.TRTLLM_CONTEXT_FIRST, requestId("kv-session"), 8).toBuilder()
                 .setKv(KvOptions.newBuilder().setSession(KvSessionRef.newBuilder().setSessionId("abc"))).build();
-        assertRefused(request, Status.Code.INVALID_ARGUMENT, ErrorCode.ERROR_CODE_INVALID_ARGUMENT);
+        assertRefused(request, Status.Code.INVALID_ARGUMENT, ErrorCode.ERROR_CODE_INVALID_ARGUMENT, "invalid-request");
     }
 }

@@ -136,6 +136,7 @@ class ParticipantModeTest {
     @Test
     void aDrainLetsTheLegsOfAnExistingSessionFinishAndRefusesNewWork() {
         KvSession session = allocate("demo-vllm");
+        double drained = refusedCount("demo-vllm", "ERROR_CODE_DRAINING", "deployment-draining");
         drain.begin().await().atMost(Duration.ofSeconds(10));
         try {
             StatusRuntimeException orchestrated = refused(Status.Code.UNAVAILABLE,
@@ -145,6 +146,8 @@ class ParticipantModeTest {
                     .setTransferDisposition(KvTransferDisposition.KV_TRANSFER_DISPOSITION_BYPASS)).build();
             assertEquals("ERROR_CODE_DRAINING", errorCode(refused(Status.Code.UNAVAILABLE,
                     () -> generate(leg("decode", null), bypass))));
+            // the deployment's drain, told apart from this replica stopping (the same code) by the reason
+            assertEquals(drained + 2, refusedCount("demo-vllm", "ERROR_CODE_DRAINING", "deployment-draining"));
 
             KvSessionRef ref = generate(leg("prefill", session.getRef().getSessionId()),
                     request("demo-vllm", "drain-p")).get(0).getPrefillReady().getKvSession();
@@ -157,20 +160,22 @@ class ParticipantModeTest {
         }
     }
 
-    /** Every entry point records its refusals the same way: one count per route and code. */
+    /** Every entry point records its refusals the same way: one count per route, code and reason. */
     @Test
     void everyRefusalIsCountedWhateverTheEntryPoint() {
-        double unknownModel = refusedCount("none", "ERROR_CODE_MODEL_NOT_FOUND");
-        double participant = refusedCount("demo-vllm", "ERROR_CODE_KV_SESSION_NOT_FOUND");
+        double unknownModel = refusedCount("none", "ERROR_CODE_MODEL_NOT_FOUND", "unknown-model");
+        double participant = refusedCount("demo-vllm", "ERROR_CODE_KV_SESSION_NOT_FOUND", "session-not-found");
         refused(Status.Code.NOT_FOUND, () -> generate(null, request("no-such-model", "unknown")));
         refused(Status.Code.NOT_FOUND, () -> generate(leg("prefill", "0123456789abcdef0123456789abcdef"),
                 request("demo-vllm", "no-session")));
-        assertEquals(unknownModel + 1, refusedCount("none", "ERROR_CODE_MODEL_NOT_FOUND"));
-        assertEquals(participant + 1, refusedCount("demo-vllm", "ERROR_CODE_KV_SESSION_NOT_FOUND"));
+        assertEquals(unknownModel + 1, refusedCount("none", "ERROR_CODE_MODEL_NOT_FOUND", "unknown-model"));
+        assertEquals(participant + 1, refusedCount("demo-vllm", "ERROR_CODE_KV_SESSION_NOT_FOUND",
+                "session-not-found"));
     }
 
-    private double refusedCount(String route, String code) {
-        Counter counter = registry.find("handoff.generate.refused").tag("route", route).tag("code", code).counter();
+    private double refusedCount(String route, String code, String reason) {
+        Counter counter = registry.find("handoff.generate.refused").tag("route", route).tag("code", code)
+                .tag("reason", reason).counter();
         return counter == null ? 0 : counter.count();
     }
 

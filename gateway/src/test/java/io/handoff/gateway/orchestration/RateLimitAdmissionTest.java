@@ -67,6 +67,7 @@ class RateLimitAdmissionTest extends FleetTestSupport {
         long sessionsBefore = sessions.count();
         long requestsBefore = fleet().requestsTotal();
         GenerateRequest limited = generate("limited");
+        double counted = rateLimited();
 
         StatusRuntimeException refused = start(limited).awaitStatus();
 
@@ -84,6 +85,7 @@ class RateLimitAdmissionTest extends FleetTestSupport {
         assertEquals(sessionsBefore, sessions.count(), "a limited Generate allocated a session");
         assertTrue(sessions.of(limited.getRequestId()).isEmpty());
         assertEquals(requestsBefore, fleet().requestsTotal(), "a limited Generate reached an engine");
+        assertEquals(counted + 1, rateLimited(), "counted as rate-limited, not as any other overload");
 
         clock.advance(Duration.ofSeconds(1));
         assertTrue(run(generate("after-the-wait")).stream().anyMatch(e -> e.hasUsage()));
@@ -97,6 +99,7 @@ class RateLimitAdmissionTest extends FleetTestSupport {
         long sessionsBefore = sessions.count();
         long requestsBefore = fleet().requestsTotal();
         clock.advance(Duration.ofMillis(1)); // a wait of 999 ms still says 1 second
+        double counted = rateLimited();
 
         HttpResponse<String> refused = completion();
 
@@ -106,6 +109,11 @@ class RateLimitAdmissionTest extends FleetTestSupport {
         assertTrue(refused.body().contains("\"code\":\"ERROR_CODE_OVERLOADED\""), refused.body());
         assertEquals(sessionsBefore, sessions.count());
         assertEquals(requestsBefore, fleet().requestsTotal());
+        assertEquals(counted + 1, rateLimited(), "the HTTP front counts its refusals as gRPC does");
+    }
+
+    private double rateLimited() {
+        return refusedCount(FleetRoutes.VLLM_CONTEXT_FIRST, ErrorCode.ERROR_CODE_OVERLOADED, "rate-limited");
     }
 
     @Test
