@@ -88,7 +88,7 @@ final class ChaosRun {
             }
             outcomes(history, v);
             masterOutages(history, v);
-            Terminations.check(history, replicas, v);
+            Terminations.check(history, replicas, settings.faults().contains(ChaosSettings.Fault.REPLICA_TERM), v);
             new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
             v.figure("whole run (ms)", System.currentTimeMillis() - t0);
         } finally {

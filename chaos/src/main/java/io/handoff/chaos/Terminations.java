@@ -6,7 +6,8 @@ import java.util.Set;
 /**
  * What the calls in flight on a replica saw when it was stopped with SIGTERM. A graceful stop lets them end as they
  * would have (finished, or refused with a code: DRAINING for work that arrived after the signal) and cuts none: no
- * stream that stops without its end, no call failed by a closed connection.
+ * stream that stops without its end, no call failed by a closed connection. A run with {@code replica-term} must
+ * have stopped a replica, with calls in flight: else it proved nothing of the stop, and fails.
  */
 final class Terminations {
 
@@ -17,7 +18,8 @@ final class Terminations {
     private Terminations() {
     }
 
-    static void check(History history, Replicas replicas, Verdict v) {
+    /** {@code signalled}: whether the run's faults include {@code replica-term}, so that a stop must have happened. */
+    static void check(History history, Replicas replicas, boolean signalled, Verdict v) {
         List<Replicas.Termination> terms = replicas.terminations();
         long inFlight = 0;
         long cut = 0;
@@ -43,9 +45,17 @@ final class Terminations {
                 }
             }
         }
-        v.figure("replicas stopped with SIGTERM", terms.size());
+        if (signalled) {
+            v.mustAtLeast("replicas stopped with SIGTERM", 1, terms.size());
+        } else {
+            v.figure("replicas stopped with SIGTERM", terms.size());
+        }
         v.figure("  longest exit after SIGTERM (ms)", longestExit);
-        v.figure("  calls in flight at their SIGTERM", inFlight);
+        if (signalled) {
+            v.mustAtLeast("  calls in flight at their SIGTERM", 1, inFlight);
+        } else {
+            v.figure("  calls in flight at their SIGTERM", inFlight);
+        }
         v.figure("  of them streams that finished", finished);
         v.must("calls cut by a graceful stop (no end of their own)", 0, cut);
         v.must("replicas that overran their stop (killed)", 0, overran);

@@ -17,6 +17,11 @@ final class Verdict {
         rows.add(new Row(name, Long.toString(expected), actual, true, expected == actual));
     }
 
+    /** An invariant that is a lower bound: a fault that must have run, work that must have met it. */
+    void mustAtLeast(String name, long least, long actual) {
+        rows.add(new Row(name, ">= " + least, actual, true, actual >= least));
+    }
+
     void figure(String name, long actual) {
         rows.add(new Row(name, "", actual, false, true));
     }
