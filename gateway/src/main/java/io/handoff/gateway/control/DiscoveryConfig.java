@@ -5,7 +5,11 @@ import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
 
-/** {@code handoff.discovery.*}: how the control plane samples the fleet and follows the drain mark. */
+/**
+ * {@code handoff.discovery.*}: how the control plane samples the fleet and follows the drain mark. The guard around
+ * each endpoint's probe ({@code handoff.discovery.probe-*}) is read by routing's {@code ProbeConfig}: the pools run
+ * their probes under it, the sampler's and their breakers' recovery probes alike.
+ */
 @ConfigMapping(prefix = "handoff.discovery")
 public interface DiscoveryConfig {
 
@@ -16,26 +20,6 @@ public interface DiscoveryConfig {
     /** Whether sampling runs on a timer (tests turn it off and sample themselves); the sample at start always runs. */
     @WithDefault("true")
     boolean samplingEnabled();
-
-    /** Longest wait for one try of one endpoint's probe. */
-    @WithDefault("5s")
-    Duration probeTimeout();
-
-    /**
-     * Times a lost probe (no answer within {@link #probeTimeout()}, or unhealthy for a reason that is not a verdict
-     * on the endpoint's role or model) is tried again within one sample, before it counts against the endpoint.
-     * 0: none.
-     */
-    @WithDefault("1")
-    int probeRetries();
-
-    /** Wait before a lost probe is tried again. */
-    @WithDefault("200ms")
-    Duration probeRetryDelay();
-
-    /** Random spread, either way, of that wait, so that replicas probing one engine do not retry in step. */
-    @WithDefault("100ms")
-    Duration probeRetryJitter();
 
     /** A sample older than this is reported stale in GetLoad. */
     @WithDefault("30s")

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Samples the fleet off the hot path: every endpoint's native discovery and load surface (through its connector's
- * probe, judged by {@link EndpointVerdict}, under a {@link ProbeGuard}: a timeout, and one more try of a lost probe)
+ * probe, judged by {@link EndpointVerdict}, under the pool's probe guard: a timeout, and one more try of a lost probe)
  * and the store's session counts, on a Vert.x timer, into a cache stamped
  * with the injected clock. GetLoad, Health and the metrics read the cache; nothing a client sends ever waits for an
  * engine's metrics.
@@ -71,7 +71,6 @@ public class FleetSampler {
     private final Vertx vertx;
     private final DiscoveryConfig config;
     private final ControlMetrics metrics;
-    private final ProbeGuard probeGuard;
     private final Map<String, EndpointSample> samples = new ConcurrentHashMap<>();
     private final Map<String, String> mismatches = new ConcurrentHashMap<>();
     private final AtomicBoolean sampling = new AtomicBoolean();
@@ -87,7 +86,6 @@ public class FleetSampler {
         this.vertx = vertx;
         this.config = config;
         this.metrics = metrics;
-        this.probeGuard = new ProbeGuard(config);
         metrics.sampleGauges(
                 () -> lastSample == null ? Double.NaN
                         : Duration.between(lastSample, clock.instant()).toMillis() / 1000.0,
@@ -172,8 +170,7 @@ public class FleetSampler {
      * serves gets the same observed half of negotiation. Never fails.
      */
     public Uni<EndpointSample> sample(Route route, String pool, EndpointPool members, PooledEndpoint member) {
-        return probeGuard.probe(member.endpoint(), () -> members.probe(member))
-                .map(status -> record(route, pool, member, status));
+        return members.probe(member).map(status -> record(route, pool, member, status));
     }
 
     private EndpointSample record(Route route, String pool, PooledEndpoint member, EndpointStatus status) {

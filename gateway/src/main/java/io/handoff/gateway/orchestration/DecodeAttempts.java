@@ -12,7 +12,9 @@ import java.util.Set;
 /**
  * The decode endpoints one request tries. A decode that never reached its engine may move to another endpoint of the
  * pool, up to the route's {@code decode-attempts}, where the connector's handoff data is not bound to one endpoint
- * and the client has received nothing yet; each endpoint left behind gets its breaker verdict at once.
+ * and the client has received nothing yet; each endpoint left behind gets its breaker verdict at once. The move keeps
+ * the native ids the plan minted ({@code Handoff.withDecode}): no engine holds anything for the decode under them yet.
+ * A decode that reached its engine never moves, since that engine may hold KV or a running request under them.
  */
 final class DecodeAttempts {
 

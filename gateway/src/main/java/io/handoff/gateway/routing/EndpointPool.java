@@ -50,23 +50,27 @@ public final class EndpointPool {
     private final Duration breakerOpenFor;
     private final int maxOutstanding;
     private final Function<Endpoint, Uni<EndpointStatus>> prober;
+    private final ProbeRunner probes;
     private final EndpointChoice choice;
     private final PromptPrefix prefix;
     private volatile Membership membership;
 
     /** A pool that chooses least-outstanding. */
-    public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
-            Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober) {
-        this(name, endpoints, clock, breakerFailures, breakerOpenFor, maxOutstanding, prober, new LeastOutstanding(),
-                PromptPrefix.DEFAULT);
+    EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures, Duration breakerOpenFor,
+            int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober, ProbeRunner probes) {
+        this(name, endpoints, clock, breakerFailures, breakerOpenFor, maxOutstanding, prober, probes,
+                new LeastOutstanding(), PromptPrefix.DEFAULT);
     }
 
     /**
-     * @param choice how a leg's endpoint is chosen
-     * @param prefix what of a prompt the choice follows, when it {@link EndpointChoice#followsPrefix() follows} one
+     * @param prober  one probe of an endpoint's discovery surface, judged by {@link EndpointVerdict}
+     * @param probes  how every probe runs, the sampler's and the breakers' recovery probes: in the gateway, under the
+     *                {@link ProbeGuard}
+     * @param choice  how a leg's endpoint is chosen
+     * @param prefix  what of a prompt the choice follows, when it {@link EndpointChoice#followsPrefix() follows} one
      */
-    public EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures,
-            Duration breakerOpenFor, int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober,
+    EndpointPool(String name, List<Endpoint> endpoints, Clock clock, int breakerFailures, Duration breakerOpenFor,
+            int maxOutstanding, Function<Endpoint, Uni<EndpointStatus>> prober, ProbeRunner probes,
             EndpointChoice choice, PromptPrefix prefix) {
         this.name = name;
         this.choice = choice;
@@ -76,6 +80,7 @@ public final class EndpointPool {
         this.breakerOpenFor = breakerOpenFor;
         this.maxOutstanding = maxOutstanding;
         this.prober = prober;
+        this.probes = probes;
         List<PooledEndpoint> list = new ArrayList<>();
         for (Endpoint e : endpoints) {
             list.add(newMember(e, EndpointSource.STATIC));
@@ -316,11 +321,13 @@ public final class EndpointPool {
     }
 
     /**
-     * Asks one member about itself through the connector's discovery surface, judged by {@link EndpointVerdict}:
-     * a probe never fails, an endpoint that cannot be reached is reported unhealthy.
+     * Asks one member about itself through the connector's discovery surface, judged by {@link EndpointVerdict},
+     * as the pool runs its probes (in the gateway under the {@link ProbeGuard}: a timeout per try, another try of a
+     * lost probe): a probe never fails, an endpoint that cannot be reached or does not answer in time is reported
+     * unhealthy.
      */
     public Uni<EndpointStatus> probe(PooledEndpoint member) {
-        return Uni.createFrom().deferred(() -> prober.apply(member.endpoint()))
+        return probes.probe(member.endpoint(), () -> prober.apply(member.endpoint()))
                 .onFailure().recoverWithItem(f -> new EndpointStatus(member.endpoint(), false, Optional.empty(),
                         List.of(), Optional.empty(), Map.of(), "probe failed: " + f.getMessage()));
     }
@@ -331,13 +338,16 @@ public final class EndpointPool {
         return find(now.active(), endpointName).or(() -> find(now.retired(), endpointName));
     }
 
+    /**
+     * Probes, on the side, each endpoint whose open period has passed. The probe runs as a sample's does, in the
+     * gateway under the {@link ProbeGuard}: a probe lost once would otherwise reopen the breaker for a whole period,
+     * and one that never answered would leave it probing, its endpoint out, for as long as it did not.
+     */
     private void probeRecovered(List<PooledEndpoint> members) {
         for (PooledEndpoint m : members) {
             if (m.breaker().takeProbe()) {
-                Uni.createFrom().deferred(() -> prober.apply(m.endpoint()))
-                        .subscribe().with(
-                                status -> m.breaker().probed(status.healthy(), status.detail()),
-                                failure -> m.breaker().probed(false, String.valueOf(failure.getMessage())));
+                probe(m).subscribe().with(status -> m.breaker().probed(status.healthy(), status.detail()),
+                        failure -> m.breaker().probed(false, String.valueOf(failure.getMessage())));
             }
         }
     }

@@ -36,10 +36,13 @@ public final class RouteFactory {
 
     private final Map<String, ConnectorService> families;
     private final SessionPolicy deployment;
+    private final ProbeRunner probes;
 
-    public RouteFactory(Map<String, ConnectorService> families, SessionPolicy deployment) {
+    /** @param probes how every pool it makes runs its probes: in the gateway, under the {@link ProbeGuard} */
+    RouteFactory(Map<String, ConnectorService> families, SessionPolicy deployment, ProbeRunner probes) {
         this.families = Map.copyOf(families);
         this.deployment = deployment;
+        this.probes = probes;
     }
 
     /** Checks the route without creating a connector; returns what the connector declares for it. */
@@ -137,11 +140,11 @@ public final class RouteFactory {
         Duration initial = s.leaseDefault().orElse(min(deployment.defaultLease(), max));
         EndpointPool prefill = new EndpointPool(s.name() + "/prefill", s.prefill(), clock, s.breakerFailures(),
                 s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
-                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_PREFILL, status)),
+                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_PREFILL, status)), probes,
                 s.prefillPolicy().create(s.prefixLoadBound()), s.prefix());
         EndpointPool decode = new EndpointPool(s.name() + "/decode", s.decode(), clock, s.breakerFailures(),
                 s.breakerOpenFor(), s.maxOutstandingPerEndpoint(), endpoint -> connector.probe(endpoint)
-                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)),
+                        .map(status -> EndpointVerdict.judge(s, EngineRole.ENGINE_ROLE_DECODE, status)), probes,
                 s.decodePolicy().create(s.prefixLoadBound()), s.prefix());
         return new Route(s, caps, connector, prefill, decode, initial, max, new AtomicInteger(),
                 new DecodeCacheEstimate(s.bypass().decodeCacheTokens(), s.prefix().blockTokens()));

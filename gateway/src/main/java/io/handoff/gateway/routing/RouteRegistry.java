@@ -69,8 +69,8 @@ public class RouteRegistry {
 
     public RouteRegistry(RoutingConfig config, SessionPolicy policy, Vertx vertx, Clock clock,
             Instance<FallbackRoutes> fallback, Event<RoutesSwapped> swapped, Event<EndpointLetGo> endpointLetGo,
-            RouteReloadMetrics metrics, ReaperConfig reaper) {
-        this.factory = new RouteFactory(discoverFamilies(), policy);
+            RouteReloadMetrics metrics, ReaperConfig reaper, ProbeConfig probes) {
+        this.factory = new RouteFactory(discoverFamilies(), policy, new ProbeGuard(probes));
         this.retiredEndpoints = new RetiredEndpoints(config.retiredEndpointKeep(), reaper);
         this.context = ConnectorContext.of(vertx, clock);
         this.clock = clock;

@@ -28,7 +28,7 @@ final class ChoicePools {
         }
         return new EndpointPool("test", endpoints, new MutableClock(), 3, Duration.ofSeconds(10), MAX_OUTSTANDING,
                 e -> Uni.createFrom().item(new EndpointStatus(e, true, Optional.empty(), List.of(), Optional.empty(),
-                        Map.of(), "ok")), choice, PREFIX);
+                        Map.of(), "ok")), ProbesAsTheyAre.RUNNER, choice, PREFIX);
     }
 
     static Endpoint endpoint(String name) {

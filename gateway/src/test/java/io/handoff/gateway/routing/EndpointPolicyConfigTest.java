@@ -20,7 +20,8 @@ class EndpointPolicyConfigTest {
     private static final SessionPolicy DEPLOYMENT = new SessionPolicy(Duration.ofSeconds(30),
             Duration.ofMinutes(10), Duration.ofMinutes(10), 1000, ScheduleStyle.CONTEXT_FIRST,
             EnumSet.allOf(ScheduleStyle.class), true, 256, 65536);
-    private static final RouteFactory FACTORY = new RouteFactory(RouteRegistry.discoverFamilies(), DEPLOYMENT);
+    private static final RouteFactory FACTORY = new RouteFactory(RouteRegistry.discoverFamilies(), DEPLOYMENT,
+            ProbesAsTheyAre.RUNNER);
 
     private static RouteSettings.Builder vllm() {
         return RouteSettings.builder("r1", "m", "vllm").engineModel("sim-model")

@@ -39,7 +39,7 @@ class EndpointPoolMembershipTest {
         // breakers never open in these tests; a probe would only answer healthy
         return new EndpointPool("test", endpoints, clock, 3, Duration.ofSeconds(10), 1000,
                 e -> Uni.createFrom().item(new EndpointStatus(e, true, Optional.empty(), List.of(), Optional.empty(),
-                        Map.of(), "ok")));
+                        Map.of(), "ok")), ProbesAsTheyAre.RUNNER);
     }
 
     private static Endpoint endpoint(String name) {

@@ -77,7 +77,8 @@ class EndpointPoolTest {
         for (String n : names) {
             endpoints.add(endpoint(n));
         }
-        return new EndpointPool("test", endpoints, clock, 3, OPEN_FOR, maxOutstanding, connector::probe);
+        return new EndpointPool("test", endpoints, clock, 3, OPEN_FOR, maxOutstanding, connector::probe,
+                ProbesAsTheyAre.RUNNER);
     }
 
     private static String take(EndpointPool pool) {

@@ -35,7 +35,7 @@ class RetiredEndpointPruningTest {
         return new EndpointPool("route/decode", List.of(names).stream().map(RetiredEndpointPruningTest::endpoint)
                 .toList(), clock, 3, Duration.ofSeconds(10), 1000,
                 e -> Uni.createFrom().item(new EndpointStatus(e, true, Optional.empty(), List.of(), Optional.empty(),
-                        Map.of(), "ok")));
+                        Map.of(), "ok")), ProbesAsTheyAre.RUNNER);
     }
 
     private static Endpoint endpoint(String name) {

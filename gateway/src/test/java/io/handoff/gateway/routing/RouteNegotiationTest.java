@@ -30,7 +30,8 @@ class RouteNegotiationTest {
             Duration.ofMinutes(10), 1000, ScheduleStyle.CONTEXT_FIRST,
             Set.of(ScheduleStyle.CONTEXT_FIRST, ScheduleStyle.GENERATION_FIRST), true, 256, 65536);
 
-    private final RouteFactory factory = new RouteFactory(RouteRegistry.discoverFamilies(), DEPLOYMENT);
+    private final RouteFactory factory = new RouteFactory(RouteRegistry.discoverFamilies(), DEPLOYMENT,
+            ProbesAsTheyAre.RUNNER);
 
     private static RouteSettings route(String family, ScheduleStyle defaultStyle, Set<ScheduleStyle> styles,
             BypassPolicy bypass, Optional<Duration> leaseMax, List<Endpoint> decode, int maxInFlight,

@@ -28,7 +28,8 @@ class RouteRefusalTest {
     private static final SessionPolicy DEPLOYMENT = new SessionPolicy(Duration.ofSeconds(30),
             Duration.ofMinutes(10), Duration.ofMinutes(10), 1000, ScheduleStyle.CONTEXT_FIRST,
             EnumSet.allOf(ScheduleStyle.class), true, 256, 65536);
-    private static final RouteFactory FACTORY = new RouteFactory(RouteRegistry.discoverFamilies(), DEPLOYMENT);
+    private static final RouteFactory FACTORY = new RouteFactory(RouteRegistry.discoverFamilies(), DEPLOYMENT,
+            ProbesAsTheyAre.RUNNER);
 
     /** A route as an operator would configure it; each test changes one thing. */
     private record Route(String family, ScheduleStyle defaultStyle, Set<ScheduleStyle> styles, BypassPolicy bypass,

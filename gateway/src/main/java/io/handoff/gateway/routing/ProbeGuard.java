@@ -1,8 +1,7 @@
-package io.handoff.gateway.control;
+package io.handoff.gateway.routing;
 
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EndpointStatus;
-import io.handoff.gateway.routing.EndpointVerdict;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.util.TypeLiteral;
@@ -16,28 +15,36 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One endpoint's probe in a fleet sample, guarded with SmallRye Fault Tolerance: each try is cut off after
+ * One probe of one endpoint, guarded with SmallRye Fault Tolerance: each try is cut off after
  * {@code handoff.discovery.probe-timeout}, and a lost probe is tried again {@code probe-retries} times (one by
- * default) after {@code probe-retry-delay}, spread by {@code probe-retry-jitter}, so that one lost probe does not
- * count against an endpoint's breaker nor mark it out in Health. A probe is lost when it did not answer in time or
- * came back unhealthy for a reason that is not a verdict ({@link EndpointVerdict}): an endpoint that answers as the
- * wrong role or without the route's model says so again on a second try, and is not asked twice.
+ * default) after {@code probe-retry-delay}, spread by {@code probe-retry-jitter}. A probe is lost when it did not
+ * answer in time or came back unhealthy for a reason that is not a verdict ({@link EndpointVerdict}): an endpoint
+ * that answers as the wrong role or without the route's model says so again on a second try, and is not asked twice.
+ *
+ * <p>Every probe a pool runs goes through its guard ({@link EndpointPool#probe}): a fleet sample's, where one lost
+ * probe would count against the endpoint's breaker and mark it out in Health, and an open breaker's recovery probe,
+ * where one lost probe would keep the endpoint out for another whole open period, and a probe that never answered would
+ * leave the breaker probing, and the endpoint out, for as long as it did not. The guard holds no state between calls
+ * (no bulkhead, no circuit breaker), so one is shared by every pool of the replica.
  */
-final class ProbeGuard {
+final class ProbeGuard implements ProbeRunner {
 
     private final TypedGuard<Uni<EndpointStatus>> guard;
     private final Duration timeout;
 
-    ProbeGuard(DiscoveryConfig config) {
-        this.timeout = config.probeTimeout();
+    ProbeGuard(ProbeConfig config) {
+        this(config.probeTimeout(), config.probeRetries(), config.probeRetryDelay(), config.probeRetryJitter());
+    }
+
+    ProbeGuard(Duration timeout, int retries, Duration retryDelay, Duration retryJitter) {
+        this.timeout = timeout;
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("handoff.discovery.probe-timeout must be positive, was " + timeout);
         }
-        if (config.probeRetries() < 0) {
-            throw new IllegalArgumentException("handoff.discovery.probe-retries must be 0 or more, was "
-                    + config.probeRetries());
+        if (retries < 0) {
+            throw new IllegalArgumentException("handoff.discovery.probe-retries must be 0 or more, was " + retries);
         }
-        if (config.probeRetryDelay().isNegative() || config.probeRetryJitter().isNegative()) {
+        if (retryDelay.isNegative() || retryJitter.isNegative()) {
             throw new IllegalArgumentException("handoff.discovery.probe-retry-delay and probe-retry-jitter may not be"
                     + " negative");
         }
@@ -45,15 +52,16 @@ final class ProbeGuard {
         })
                 .withDescription("endpoint probe")
                 .withTimeout().duration(timeout.toMillis(), ChronoUnit.MILLIS).done()
-                .withRetry().maxRetries(config.probeRetries())
-                .delay(config.probeRetryDelay().toMillis(), ChronoUnit.MILLIS)
-                .jitter(config.probeRetryJitter().toMillis(), ChronoUnit.MILLIS)
+                .withRetry().maxRetries(retries)
+                .delay(retryDelay.toMillis(), ChronoUnit.MILLIS)
+                .jitter(retryJitter.toMillis(), ChronoUnit.MILLIS)
                 .done()
                 .build();
     }
 
     /** Runs {@code probe} (one probe of {@code endpoint}'s surfaces per try) under the guard. Never fails. */
-    Uni<EndpointStatus> probe(Endpoint endpoint, Supplier<Uni<EndpointStatus>> probe) {
+    @Override
+    public Uni<EndpointStatus> probe(Endpoint endpoint, Supplier<Uni<EndpointStatus>> probe) {
         return guard.get(() -> Uni.createFrom().deferred(probe::get).onItem().transformToUni(status -> lost(status)
                         ? Uni.createFrom().failure(new LostProbe(status))
                         : Uni.createFrom().item(status)))
