@@ -1,5 +1,12 @@
 package io.handoff.gateway.api.edge;
 
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.handoff.gateway.testing.GrpcTestClient;
+import io.handoff.openengine.v1.GetKvSessionRequest;
+import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -15,15 +22,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * With {@code quarkus.management.enabled=true}, health and metrics answer on the management port and not on the
  * public one, where the APIs go on answering; and a connection left idle past {@code quarkus.http.idle-timeout} is
- * closed by the gateway.
+ * closed by the gateway, on the HTTP listener and on the gRPC listener (which takes its idle time from the same key).
  */
 @QuarkusTest
 @TestProfile(ManagementInterfaceProfile.class)
@@ -69,6 +79,24 @@ class ManagementInterfaceTest {
             } while (read > 0);
             assertEquals(-1, read);
             assertTrue(System.nanoTime() - started < Duration.ofSeconds(30).toNanos());
+        }
+    }
+
+    @Test
+    void anIdleGrpcConnectionIsClosedByTheGateway() throws Exception {
+        try (GrpcTestClient client = GrpcTestClient.ofGateway()) {
+            ManagedChannel channel = client.channel();
+            StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class,
+                    () -> OpenEngineKvGrpc.newBlockingStub(channel)
+                            .getKvSession(GetKvSessionRequest.newBuilder().setSessionId("no-such-session").build()));
+            assertEquals(Status.Code.NOT_FOUND, unknown.getStatus().getCode());
+            assertEquals(ConnectivityState.READY, channel.getState(false), "the call left a connection open");
+            // then no call: the gateway sends GOAWAY after the idle timeout, and the channel, with nothing to do,
+            // goes idle (its own idle timer is grpc-java's 30 minutes, so only the gateway can end it this soon)
+            CountDownLatch left = new CountDownLatch(1);
+            channel.notifyWhenStateChanged(ConnectivityState.READY, left::countDown);
+            assertTrue(left.await(30, TimeUnit.SECONDS), "the gateway kept an idle gRPC connection open");
+            assertEquals(ConnectivityState.IDLE, channel.getState(false));
         }
     }
 
