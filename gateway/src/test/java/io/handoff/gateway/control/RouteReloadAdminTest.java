@@ -1,16 +1,21 @@
 package io.handoff.gateway.control;
 
 import io.grpc.Status;
+import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
+import io.handoff.gateway.testing.LogCapture;
 import io.handoff.gateway.testing.SimFleetTestResource;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.Role;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +51,15 @@ class RouteReloadAdminTest extends ControlPlaneTest {
     private JsonPath reload(Map<String, String> routes, int status) {
         return admin().contentType("text/plain").body(RouteReloadTest.text(routes)).post("/admin/routes/reload")
                 .then().statusCode(status).extract().jsonPath();
+    }
+
+    @Inject
+    MeterRegistry registry;
+
+    private double refusedReloads() {
+        Counter counter = registry.find("handoff.routes.reloads").tags("source", "admin", "outcome", "refused")
+                .counter();
+        return counter == null ? 0 : counter.count();
     }
 
     @AfterEach
@@ -115,13 +129,26 @@ class RouteReloadAdminTest extends ControlPlaneTest {
                 "handoff.routes.vllm-3.options.hold-mode", "fixed",
                 "handoff.routes.vllm-3.options.hold-seconds", "480"));
 
-        JsonPath refused = reload(routes, 422);
+        double refusedBefore = refusedReloads();
+        JsonPath refused;
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(RouteRegistry.class)) {
+            refused = reload(routes, 422);
+            logged = log.errors();
+        }
 
         assertEquals("refused", refused.getString("outcome"));
         assertEquals(generation, refused.getLong("generation"));
         String error = refused.getString("error");
         assertTrue(error.startsWith("route vllm-3: prefill and decode: endpoint name 'x-0' names both"), error);
         assertFalse(error.contains("127.0.0.1") || error.contains("localhost"), error);
+        assertEquals(refusedBefore + 1, refusedReloads(), "the metric counts it");
+        // the operator's log says the same, with the addresses the client is not told
+        assertEquals(1, logged.size(), logged.toString());
+        String line = logged.get(0);
+        assertTrue(line.startsWith("routes reload (admin) refused, generation " + generation
+                + " keeps serving: route vllm-3: prefill and decode: endpoint name 'x-0' names both"), line);
+        assertTrue(line.contains(SimFleetTestResource.engine(Family.VLLM, Role.PREFILL).baseUrl()), line);
         assertEquals(before, table().prettify(), "nothing changed");
 
         String empty = admin().contentType("text/plain").body("").post("/admin/routes/reload").then()

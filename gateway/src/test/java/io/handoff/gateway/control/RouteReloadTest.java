@@ -14,6 +14,7 @@ import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
 import io.handoff.gateway.testing.GrpcTestClient;
+import io.handoff.gateway.testing.LogCapture;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimFleetTestResource;
 import io.handoff.gateway.testing.SpareDecodeEngine;
@@ -53,9 +54,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Reloading the routes of a serving gateway, against simulated engines: a reload adds, changes and removes routes as
- * a whole new table; a request finishes on the route it started on; a route taken out refuses new requests as an
+ * a whole new table; a request finishes on the route it started on, whether the reload changed that route (new
+ * requests get the new one and its limits) or removed it; a route taken out refuses new requests as an
  * unknown model while its KV still reaches its engine; a reload that any route fails is refused whole and the table
- * serving stays, with the reason in the answer and the refusal counted.
+ * serving stays, with the reason in the answer and in the log (an ERROR), and the refusal counted.
  */
 @QuarkusTest
 @TestProfile(RouteReloadProfile.class)
@@ -253,6 +255,68 @@ class RouteReloadTest extends ControlPlaneTest {
         assertTrue(routes.forCleanup("vllm-2", "d-0").isEmpty());
     }
 
+    /**
+     * Streams running on a route when a reload changes it (its bulkhead and its decode pool) finish on the route they
+     * started on, which drains to nothing in flight, while new requests get the new route and its new limit: the
+     * old route's running streams do not count against it, and one request beyond it is refused naming it.
+     */
+    @Test
+    void streamsRunningWhenAReloadChangesTheirRouteFinishOnItWhileNewRequestsGetTheNewSettings() {
+        Route old = routes.named("vllm").orElseThrow();
+        List<GenerateCall> running = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            running.add(GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 100));
+        }
+        running.forEach(GenerateCall::awaitFirstToken);
+        assertEquals(3, old.inFlight().get());
+        Map<String, String> c = new LinkedHashMap<>(SimFleetTestResource.routeProperties());
+        c.put("handoff.routes.vllm.max-in-flight", "2");
+        c.put("handoff.routes.vllm.decode", "d-0=" + decode().baseUrl() + ",d-1=" + secondDecode.baseUrl());
+
+        RouteReload reload = routes.reload(text(c), "admin");
+
+        assertEquals(RouteReload.Outcome.APPLIED, reload.outcome(), reload.reason());
+        assertEquals(List.of("vllm"), reload.changed());
+        Route now = routes.named("vllm").orElseThrow();
+        assertNotSame(old, now);
+        assertTrue(routes.retired().contains(old), "the old route is kept for what runs on it");
+        assertEquals(3, old.inFlight().get(), "the running streams stay on the route they started on");
+        assertEquals(0, now.inFlight().get());
+
+        // new requests: the new route, its limit of 2 (the old route's 3 streams do not count against it)
+        long secondBefore = secondDecode.stat("requests_total");
+        List<GenerateCall> fresh = List.of(GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 100),
+                GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 100));
+        fresh.forEach(GenerateCall::awaitFirstToken);
+        assertEquals(2, now.inFlight().get());
+        GenerateCall beyond = GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 4);
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, beyond.awaitEnd().getCode());
+        assertEquals("ERROR_CODE_OVERLOADED", beyond.errorCode());
+        assertTrue(beyond.awaitEnd().getDescription().contains("route vllm is at its limit of 2 requests in flight"),
+                beyond.awaitEnd().getDescription());
+        assertEquals(3, old.inFlight().get(), "nothing new went to the old route");
+
+        for (GenerateCall call : running) {
+            assertEquals(Status.Code.OK, call.awaitEnd().getCode(), "a stream finishes on the route it started on");
+            assertEquals(100, call.events().stream().filter(e -> e.hasToken()).count());
+        }
+        for (GenerateCall call : fresh) {
+            assertEquals(Status.Code.OK, call.awaitEnd().getCode());
+        }
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertEquals(0, old.inFlight().get(), "the old generation's route drains");
+            assertEquals(0, now.inFlight().get());
+        });
+        assertTrue(secondDecode.stat("requests_total") > secondBefore,
+                "the new decode endpoint takes legs (d-0 still counts the old route's legs, so d-1 has fewer)");
+
+        // once nothing runs on it and its engines' KV hold has passed, the old route is let go
+        routes.letGo();
+        ((MutableClock) clock).advance(old.capabilities().engineHold());
+        routes.letGo();
+        assertFalse(routes.retired().contains(old));
+    }
+
     @Test
     void aReloadThatOneRouteFailsIsRefusedWholeAndTheTableServingStays() {
         var table = routes.table();
@@ -261,7 +325,12 @@ class RouteReloadTest extends ControlPlaneTest {
         // vLLM has no concurrent style: negotiation refuses this route, and with it the new vllm-2
         c.put("handoff.routes.vllm.styles", "context-first,concurrent");
 
-        RouteReload reload = routes.reload(text(c), "admin");
+        RouteReload reload;
+        try (LogCapture log = LogCapture.of(RouteRegistry.class)) {
+            reload = routes.reload(text(c), "admin");
+            assertEquals(List.of("routes reload (admin) refused, generation " + table.generation()
+                    + " keeps serving: " + reload.reason()), log.errors(), "the log says which route and why");
+        }
 
         assertEquals(RouteReload.Outcome.REFUSED, reload.outcome());
         assertEquals(table.generation(), reload.generation(), "the generation serving is the old one");

@@ -5,6 +5,7 @@ import io.handoff.gateway.routing.RouteRegistry;
 import io.handoff.gateway.routing.RoutesFileWatch;
 import io.handoff.gateway.testing.ControlPlaneProfile;
 import io.handoff.gateway.testing.GenerateCall;
+import io.handoff.gateway.testing.LogCapture;
 import io.handoff.gateway.testing.MutableClock;
 import io.handoff.gateway.testing.SimFleetTestResource;
 import io.micrometer.core.instrument.Counter;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -96,11 +98,21 @@ class RoutesFileWatchTest extends ControlPlaneTest {
         Map<String, String> bad = RouteReloadTest.withSecondRoute();
         bad.put("handoff.routes.vllm-2.family", "no-such-family");
 
-        write(bad);
-        pollPeriodPasses();
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(RouteRegistry.class)) {
+            write(bad);
+            pollPeriodPasses();
+            // the refusal is counted, then logged, on the watch's thread
+            await().atMost(Duration.ofSeconds(10)).until(() -> fileReloads("refused") == refused + 1
+                    && !log.errors().isEmpty());
+            logged = log.errors();
+        }
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> fileReloads("refused") == refused + 1);
         assertEquals(table, routes.table(), "nothing changed");
+        assertEquals(1, logged.size(), logged.toString());
+        assertTrue(logged.get(0).startsWith("routes reload (file) refused, generation " + table.generation()
+                + " keeps serving: route vllm-2"), logged.get(0));
+        assertTrue(logged.get(0).contains("no-such-family"), logged.get(0));
         // the same bad text is not tried again at the next poll
         assertEquals(Optional.empty(), watch.poll());
         assertEquals(refused + 1, fileReloads("refused"));

@@ -2,6 +2,7 @@ package io.handoff.gateway.api.view;
 
 import io.grpc.Status;
 import io.handoff.gateway.control.FleetSampler;
+import io.handoff.gateway.reaper.Reaper;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
@@ -32,17 +33,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The live view's JSON document and its gate, on the control-plane profile (auth on, a tenant and an admin key):
  * only an admin key reads it, and what it says is what the gateway did: the routes with each endpoint's sampled
  * health and breaker, a Generate that ended, a live session counting down, an ended one whose KV an engine holds,
- * and the sessions by state as the store counts them.
+ * the sessions by state as the store counts them, and a drain from its start to its completion.
  */
 @QuarkusTest
 @TestProfile(ControlPlaneProfile.class)
@@ -63,6 +66,9 @@ class LiveViewStateTest {
     @Inject
     MutableClock clock;
 
+    @Inject
+    Reaper reaper;
+
     private GrpcTestClient client;
 
     @BeforeEach
@@ -73,6 +79,16 @@ class LiveViewStateTest {
     @AfterEach
     void disconnect() throws InterruptedException {
         client.close();
+    }
+
+    /** A drain is the deployment's, kept in the store: every test leaves none, as DrainTest does. */
+    @AfterEach
+    void stopAnyDrain() {
+        admin().delete("/admin/drain").then().statusCode(200);
+    }
+
+    private RequestSpecification admin() {
+        return http().header("authorization", "Bearer " + ControlPlaneProfile.ADMIN_KEY);
     }
 
     private RequestSpecification http() {
@@ -170,6 +186,69 @@ class LiveViewStateTest {
         }
         assertFalse(state.getBoolean("drain.draining"));
         assertTrue(state.getLong("drain.engine_held") >= 1);
+    }
+
+    /**
+     * A drain as the view shows it: started while a stream runs and a session is live, it is in progress (since when,
+     * what remains); the stream ends and the session is released, the view follows, and once nothing remains the
+     * drain shows complete; stopped, the view says so.
+     */
+    @Test
+    void theStateShowsADrainInProgressUntilItIsCompleteAndStopped() {
+        endLeftovers();
+        GenerateCall running = GenerateCall.start(client, ControlPlaneProfile.TEAM_A_KEY, "m-vllm", 250)
+                .awaitFirstToken();
+        OpenEngineKvGrpc.OpenEngineKvBlockingStub kv = GrpcTestClient.withKey(
+                OpenEngineKvGrpc.newBlockingStub(client.channel()), ControlPlaneProfile.TEAM_A_KEY);
+        KvSession live = allocate(kv);
+        assertFalse(state().getBoolean("drain.draining"));
+
+        JsonPath started = admin().post("/admin/drain").then().statusCode(200).extract().jsonPath();
+
+        JsonPath draining = state();
+        assertTrue(draining.getBoolean("drain.draining"), draining.prettify());
+        assertFalse(draining.getBoolean("drain.complete"));
+        assertEquals(started.getString("since"), draining.getString("drain.since"));
+        assertEquals(clock.instant().toEpochMilli(), Instant.parse(draining.getString("drain.since")).toEpochMilli(),
+                "since the drain started, on the gateway's clock");
+        assertEquals(1, draining.getInt("drain.running_here"), "the stream still runs here");
+        assertEquals(2, draining.getLong("drain.live"), "the stream's session and the allocated one");
+        assertEquals(1, draining.getLong("drain.allocated"));
+        assertEquals(1, draining.getLong("drain.sessions_by_state.ATTACHED"));
+        assertEquals(0, draining.getLong("drain.engine_held"));
+
+        // what runs goes on: the stream ends, and the view counts it out; the allocated session still holds the drain
+        assertEquals(Status.Code.OK, running.awaitEnd().getCode());
+        await().atMost(Duration.ofSeconds(10)).until(() -> state().getInt("drain.running_here") == 0);
+        JsonPath streamEnded = state();
+        assertTrue(streamEnded.getBoolean("drain.draining"));
+        assertFalse(streamEnded.getBoolean("drain.complete"), streamEnded.prettify());
+        assertEquals(1, streamEnded.getLong("drain.live"), streamEnded.prettify());
+
+        kv.releaseKvSession(ReleaseKvSessionRequest.newBuilder().setSessionId(live.getRef().getSessionId()).build());
+        await().atMost(Duration.ofSeconds(10)).until(() -> state().getBoolean("drain.complete"));
+        JsonPath complete = state();
+        assertTrue(complete.getBoolean("drain.draining"), "a complete drain keeps its mark until it is stopped");
+        assertEquals(0, complete.getLong("drain.live"));
+        assertEquals(0, complete.getLong("drain.engine_held"));
+        assertEquals(0, complete.getInt("drain.running_here"));
+
+        admin().delete("/admin/drain").then().statusCode(200);
+        JsonPath stopped = state();
+        assertFalse(stopped.getBoolean("drain.draining"));
+        assertFalse(stopped.getBoolean("drain.complete"));
+        assertNull(stopped.getString("drain.since"));
+    }
+
+    /** Sessions and holds other tests of this profile left: their leases and holds run out, the reaper ends them. */
+    private void endLeftovers() {
+        clock.advance(Duration.ofHours(2));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            reaper.sweep().await().indefinitely();
+            return store.countEngineHeld(clock.instant()).await().indefinitely() == 0
+                    && store.countByState().await().indefinitely().entrySet().stream()
+                            .noneMatch(e -> e.getKey().isLive() && e.getValue() > 0);
+        });
     }
 
     private static KvSession allocate(OpenEngineKvGrpc.OpenEngineKvBlockingStub kv) {
