@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -280,8 +281,10 @@ final class Checks {
         long failures = 0;
         long crashes = 0;
         long corrupt = 0;
+        Map<String, JsonNode> statsByEngine = new LinkedHashMap<>();
         for (SimulatorFleet.Engine e : fleet.engines()) {
             JsonNode s = http.simStats(e.url());
+            statsByEngine.put(e.name(), s);
             pinnedNow += s.path("kv_sessions_pinned_now").asLong();
             leaked += s.path("leaked_total").asLong();
             long pinned = s.path("kv_holds_pinned_total").asLong();
@@ -313,6 +316,12 @@ final class Checks {
         v.must("KV holds ended, against pinned", pinnedTotal, endedTotal);
         v.must("KV pinned on the engines at the end", 0, pinnedNow);
         v.must("KV holds leaked by an engine (past its own timer)", 0, leaked);
+        RepeatedDischarges.Count repeats = RepeatedDischarges.count(statsByEngine, history);
+        v.figure("native aborts the engines received (per id: discharges, cancelled legs)",
+                statsByEngine.values().stream().mapToLong(s -> s.path("aborts_total").asLong()).sum());
+        v.figure("  KV discharged again after a loss of the store's writes", repeats.afterLoss());
+        v.must("KV discharged more than once (an id aborted again)", 0, repeats.unexcused());
+        repeats.lines().forEach(v::note);
         v.figure("decodes that read lost or recycled KV (corrupt_kv_reads)", corrupt);
     }
 

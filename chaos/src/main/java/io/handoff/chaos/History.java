@@ -66,6 +66,11 @@ final class History {
         return System.currentTimeMillis() - t0;
     }
 
+    /** A wall-clock instant (epoch ms, as the simulators stamp their events) on the history's clock. */
+    long sinceStartMs(long wallMs) {
+        return wallMs - t0;
+    }
+
     void op(String kind, String replica, long startMs, String key, String session, String outcome, String detail) {
         ops.add(new Op(seq.incrementAndGet(), kind, replica, startMs, now(), key == null ? "" : key,
                 session == null ? "" : session, outcome, detail == null ? "" : detail));
