@@ -87,6 +87,7 @@ final class ChaosRun {
                 v.must("Redis Cluster faults that failed or did not heal", 0, faults.clusterFaultsFailed());
             }
             outcomes(history, v);
+            httpStyles(history, v);
             masterOutages(history, v);
             Terminations.check(history, replicas, v);
             new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
@@ -156,6 +157,15 @@ final class ChaosRun {
             byOutcome.merge(kind + " -> " + op.outcome(), 1L, Long::sum);
         }
         byOutcome.forEach((k, n) -> v.note(String.format("  %-58s %6d", k, n)));
+    }
+
+    /** HTTP completions by the style their route gives them (each style has a route whose default it is). */
+    private static void httpStyles(History history, Verdict v) {
+        for (Workload.Flow f : Workload.FLOWS) {
+            long n = history.ops().stream().filter(op -> op.kind().startsWith("http")
+                    && op.detail().endsWith(HttpCalls.ON + f.httpModel())).count();
+            v.figure("HTTP completions, " + f.family() + " " + Workload.styleName(f.style()), n);
+        }
     }
 
     /** Outcomes of a call the store's absence refuses: an error, never a wrong answer. */
