@@ -44,7 +44,8 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
     }
 
     enum Fault {
-        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL(RedisMode.SINGLE), REDIS_PAUSE(RedisMode.SINGLE), ENGINE_CRASH,
+        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL(RedisMode.SINGLE), REDIS_KILL_EMPTY(RedisMode.SINGLE),
+        REDIS_PAUSE(RedisMode.SINGLE), ENGINE_CRASH,
         REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT, REDIS_WIPE, REDIS_FAILOVER(RedisMode.CLUSTER),
         REDIS_MASTER_KILL(RedisMode.CLUSTER);
 

@@ -103,7 +103,7 @@ final class Checks {
             }
         }
         v.figure("sessions a client was answered (participant and raw)", history.observations().size());
-        v.figure("sessions lost with the store's writes: by a wipe", lostByWipe);
+        v.figure("sessions lost with the store's writes: by a wipe or an empty restart", lostByWipe);
         v.figure("sessions lost with the store's writes: by a master's kill", lostByMasterKill);
         v.must("sessions acknowledged then lost (not found)", 0, lost);
         return leaked;

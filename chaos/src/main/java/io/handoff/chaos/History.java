@@ -48,6 +48,7 @@ final class History {
     }
 
     static final String WIPE = "redis-wipe";
+    static final String KILL_EMPTY = "redis-kill-empty";
     static final String MASTER_KILL = "redis-master-kill";
 
     private static final ObjectMapper JSON = new ObjectMapper();
