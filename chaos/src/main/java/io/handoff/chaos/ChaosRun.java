@@ -90,6 +90,9 @@ final class ChaosRun {
             httpStyles(history, v);
             masterOutages(history, v);
             Terminations.check(history, replicas, v);
+            if (settings.faults().contains(ChaosSettings.Fault.REPLICA_PAUSE)) {
+                faults.staleEpochProbe().check(v);
+            }
             new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
             v.figure("whole run (ms)", System.currentTimeMillis() - t0);
         } finally {

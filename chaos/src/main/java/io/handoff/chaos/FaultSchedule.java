@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The faults, on two timers while the load runs: a kill -9 of a replica every {@code killEveryMs} (restarted at once
  * with a new replica id), and in turn every {@code faultEveryMs} the others: a replica stopped (SIGSTOP) for longer
- * than a lease, Redis emptied under load (FLUSHALL), Redis
+ * than a lease (with a probe of the stale write it makes when it wakes), Redis emptied under load (FLUSHALL), Redis
  * killed and restarted (from its append-only file, or empty without it), Redis stopped for a moment, an engine crashed mid-stream (it comes back
  * with a new identity), a replica stopped with SIGTERM (graceful: it finishes what runs, then a new one starts), an
  * engine answering late or cutting its next streams for a while. Every fault goes in the history.
@@ -30,6 +30,7 @@ final class FaultSchedule {
     private final HttpCalls http;
     private final History history;
     private final GenerateCalls generate;
+    private final StaleEpochProbe staleEpochProbe;
     private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
     private final AtomicInteger clusterFaultsFailed = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
@@ -44,6 +45,7 @@ final class FaultSchedule {
         this.http = http;
         this.history = history;
         this.generate = new GenerateCalls(history);
+        this.staleEpochProbe = new StaleEpochProbe(settings, replicas, fleet, http, history);
         for (Fault f : Fault.values()) {
             injected.put(f, new AtomicInteger());
         }
@@ -80,6 +82,10 @@ final class FaultSchedule {
 
     Map<Fault, AtomicInteger> injected() {
         return injected;
+    }
+
+    StaleEpochProbe staleEpochProbe() {
+        return staleEpochProbe;
     }
 
     /** Redis Cluster faults that could not run or after which the cluster did not heal within its time. */
@@ -177,7 +183,7 @@ final class FaultSchedule {
 
     private void inject(Fault f) {
         switch (f) {
-            case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs())
+            case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs(), staleEpochProbe)
                     .ifPresent(id -> injected.get(f).incrementAndGet());
             case REPLICA_TERM -> {
                 // a kill's restart may leave one replica up for a while: wait for a second one, as a rollout does
