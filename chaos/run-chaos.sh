@@ -4,14 +4,16 @@
 # Exits 1 when one broke, 2 on a bad option.
 #
 #   chaos/run-chaos.sh [--build] [--sessions 10000] [--workers 6] [--max-load-seconds 1800] [--redis single|cluster]
-#                      [--faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash,replica-term,
-#                                engine-slow,engine-cut,redis-wipe,redis-failover,redis-master-kill|none]
+#                      [--faults replica-kill,replica-pause,redis-kill,redis-kill-empty,redis-pause,engine-crash,
+#                                replica-term,engine-slow,engine-cut,redis-wipe,redis-failover,redis-master-kill|none]
 #                      [--kill-every-ms 2000] [--fault-every-ms 3000] [--out chaos/target/chaos-long]
 #                      [--gateway-option key=value ...]
 #
 # --redis cluster starts six redis-server (three masters, three replicas) joined by redis-cli --cluster create, and
-# gives the replicas QUARKUS_REDIS_CLIENT_TYPE=cluster; --faults defaults to every fault of the topology (redis-kill
-# and redis-pause are one Redis's, redis-failover and redis-master-kill a Cluster's).
+# gives the replicas QUARKUS_REDIS_CLIENT_TYPE=cluster; --faults defaults to every fault of the topology (redis-kill,
+# redis-kill-empty and redis-pause are one Redis's, redis-failover and redis-master-kill a Cluster's). redis-kill
+# restarts Redis from its append-only file (nothing lost); redis-kill-empty removes that file first (everything lost,
+# as redis-wipe, with the process gone for a moment too).
 # --gateway-option gives every replica one more configuration key, last (for example
 # handoff.reaper.enabled=false, to see the leak checks fail).
 # --build packages the gateway and this module first (./mvnw package -DskipTests -pl chaos -am). The figures, the

@@ -100,7 +100,8 @@ public final class ChaosMain {
     private static String usage() {
         return "options: --sessions N --max-load-seconds S --workers N --kill-every-ms MS --fault-every-ms MS"
                 + " --redis single|cluster"
-                + " --faults replica-kill,replica-pause,redis-kill,redis-pause,engine-crash,replica-term,engine-slow,"
+                + " --faults replica-kill,replica-pause,redis-kill,redis-kill-empty,redis-pause,engine-crash,"
+                + "replica-term,engine-slow,"
                 + "engine-cut,redis-wipe,redis-failover,redis-master-kill|none --out DIR"
                 + " --gateway-jar JAR --gateway-option key=value (repeatable)";
     }

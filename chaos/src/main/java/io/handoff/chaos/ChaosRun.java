@@ -87,8 +87,12 @@ final class ChaosRun {
                 v.must("Redis Cluster faults that failed or did not heal", 0, faults.clusterFaultsFailed());
             }
             outcomes(history, v);
+            httpStyles(history, v);
             masterOutages(history, v);
             Terminations.check(history, replicas, settings.faults().contains(ChaosSettings.Fault.REPLICA_TERM), v);
+            if (settings.faults().contains(ChaosSettings.Fault.REPLICA_PAUSE)) {
+                faults.staleEpochProbe().check(v);
+            }
             new Checks(settings, replicas, fleet, http, history, loadEndedAt).settleAndCheck(v);
             v.figure("whole run (ms)", System.currentTimeMillis() - t0);
         } finally {
@@ -156,6 +160,15 @@ final class ChaosRun {
             byOutcome.merge(kind + " -> " + op.outcome(), 1L, Long::sum);
         }
         byOutcome.forEach((k, n) -> v.note(String.format("  %-58s %6d", k, n)));
+    }
+
+    /** HTTP completions by the style their route gives them (each style has a route whose default it is). */
+    private static void httpStyles(History history, Verdict v) {
+        for (Workload.Flow f : Workload.FLOWS) {
+            long n = history.ops().stream().filter(op -> op.kind().startsWith("http")
+                    && op.detail().endsWith(HttpCalls.ON + f.httpModel())).count();
+            v.figure("HTTP completions, " + f.family() + " " + Workload.styleName(f.style()), n);
+        }
     }
 
     /** Outcomes of a call the store's absence refuses: an error, never a wrong answer. */

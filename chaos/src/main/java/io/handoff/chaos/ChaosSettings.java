@@ -44,7 +44,8 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
     }
 
     enum Fault {
-        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL(RedisMode.SINGLE), REDIS_PAUSE(RedisMode.SINGLE), ENGINE_CRASH,
+        REPLICA_KILL, REPLICA_PAUSE, REDIS_KILL(RedisMode.SINGLE), REDIS_KILL_EMPTY(RedisMode.SINGLE),
+        REDIS_PAUSE(RedisMode.SINGLE), ENGINE_CRASH,
         REPLICA_TERM, ENGINE_SLOW, ENGINE_CUT, REDIS_WIPE, REDIS_FAILOVER(RedisMode.CLUSTER),
         REDIS_MASTER_KILL(RedisMode.CLUSTER);
 
@@ -150,29 +151,26 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         c.put("handoff.orchestration.abort-timeout", "2s");
         c.put("handoff.auth.admin-keys", HttpCalls.ADMIN_KEY);
         c.put("handoff.stop.grace-period", STOP_GRACE_MS + "ms");
-        long holdSeconds = Math.max(1, holdMs / 1000);
-        route(c, "vllm", fleet, "context-first", "context-first");
-        c.put("handoff.routes.vllm.options.hold-mode", "fixed");
-        c.put("handoff.routes.vllm.options.hold-seconds", Long.toString(holdSeconds));
-        route(c, "sglang", fleet, "concurrent", "concurrent,generation-first");
-        c.put("handoff.routes.sglang.options.bootstrap-port",
-                Integer.toString(fleet.get("sglang", "prefill").auxPort()));
-        c.put("handoff.routes.sglang.options.bootstrap-timeout-seconds", Long.toString(holdSeconds));
-        c.put("handoff.routes.sglang.options.waiting-timeout-seconds", Long.toString(holdSeconds));
-        route(c, "trtllm", fleet, "context-first", "context-first,generation-first");
-        c.put("handoff.routes.trtllm.options.schedule-styles", "context-first,generation-first");
-        c.put("handoff.routes.trtllm.options.kv-transfer-timeout-ms", Long.toString(holdMs));
-        route(c, "openengine", fleet, "context-first", "context-first");
-        c.put("handoff.routes.openengine.options.hold-seconds", Long.toString(holdSeconds));
-        c.put("handoff.routes.openengine.options.abort-cleanup", "true");
+        route(c, "vllm", "vllm", fleet, "context-first", "context-first");
+        route(c, "sglang", "sglang", fleet, "concurrent", "concurrent,generation-first");
+        route(c, "trtllm", "trtllm", fleet, "context-first", "context-first,generation-first");
+        route(c, "openengine", "openengine", fleet, "context-first", "context-first");
+        // the OpenAI front cannot name a style: every other style a family supports has a route (and a model) whose
+        // default it is, on the same engines, so that HTTP covers every style as gRPC does
+        for (Workload.Flow f : Workload.FLOWS) {
+            if (!f.isDefaultStyle()) {
+                String style = Workload.styleName(f.style());
+                route(c, f.route(), f.family(), fleet, style, style);
+            }
+        }
         c.putAll(gatewayOverrides);
         return c;
     }
 
-    private static void route(Map<String, String> c, String family, SimulatorFleet fleet, String defaultStyle,
-            String styles) {
-        String p = "handoff.routes." + family + ".";
-        c.put(p + "model", "chaos-" + family);
+    private void route(Map<String, String> c, String name, String family, SimulatorFleet fleet,
+            String defaultStyle, String styles) {
+        String p = "handoff.routes." + name + ".";
+        c.put(p + "model", "chaos-" + name);
         c.put(p + "engine-model", SimulatorFleet.MODEL);
         c.put(p + "family", family);
         c.put(p + "prefill", uri(fleet.get(family, "prefill")));
@@ -183,6 +181,27 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         c.put(p + "prefill-timeout", "10s");
         c.put(p + "decode-idle-timeout", "10s");
         c.put(p + "breaker-open-for", "2s");
+        long holdSeconds = Math.max(1, holdMs / 1000);
+        switch (family) {
+            case "vllm" -> {
+                c.put(p + "options.hold-mode", "fixed");
+                c.put(p + "options.hold-seconds", Long.toString(holdSeconds));
+            }
+            case "sglang" -> {
+                c.put(p + "options.bootstrap-port", Integer.toString(fleet.get("sglang", "prefill").auxPort()));
+                c.put(p + "options.bootstrap-timeout-seconds", Long.toString(holdSeconds));
+                c.put(p + "options.waiting-timeout-seconds", Long.toString(holdSeconds));
+            }
+            case "trtllm" -> {
+                c.put(p + "options.schedule-styles", "context-first,generation-first");
+                c.put(p + "options.kv-transfer-timeout-ms", Long.toString(holdMs));
+            }
+            case "openengine" -> {
+                c.put(p + "options.hold-seconds", Long.toString(holdSeconds));
+                c.put(p + "options.abort-cleanup", "true");
+            }
+            default -> throw new IllegalArgumentException(family);
+        }
     }
 
     private static String uri(SimulatorFleet.Engine e) {

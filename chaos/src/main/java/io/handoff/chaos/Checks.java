@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,7 +103,7 @@ final class Checks {
             }
         }
         v.figure("sessions a client was answered (participant and raw)", history.observations().size());
-        v.figure("sessions lost with the store's writes: by a wipe", lostByWipe);
+        v.figure("sessions lost with the store's writes: by a wipe or an empty restart", lostByWipe);
         v.figure("sessions lost with the store's writes: by a master's kill", lostByMasterKill);
         v.must("sessions acknowledged then lost (not found)", 0, lost);
         return leaked;
@@ -280,8 +281,10 @@ final class Checks {
         long failures = 0;
         long crashes = 0;
         long corrupt = 0;
+        Map<String, JsonNode> statsByEngine = new LinkedHashMap<>();
         for (SimulatorFleet.Engine e : fleet.engines()) {
             JsonNode s = http.simStats(e.url());
+            statsByEngine.put(e.name(), s);
             pinnedNow += s.path("kv_sessions_pinned_now").asLong();
             leaked += s.path("leaked_total").asLong();
             long pinned = s.path("kv_holds_pinned_total").asLong();
@@ -313,6 +316,15 @@ final class Checks {
         v.must("KV holds ended, against pinned", pinnedTotal, endedTotal);
         v.must("KV pinned on the engines at the end", 0, pinnedNow);
         v.must("KV holds leaked by an engine (past its own timer)", 0, leaked);
+        RepeatedDischarges.Count repeats = RepeatedDischarges.count(statsByEngine, history);
+        v.figure("native aborts the engines received (per id: discharges, cancelled legs)",
+                statsByEngine.values().stream().mapToLong(s -> s.path("aborts_total").asLong()).sum());
+        v.figure("  KV discharged again after a loss of the store's writes", repeats.afterLoss());
+        // a figure, not yet an invariant: a run that ends by a cancel or a failure aborts its legs natively and
+        // then discharges the same ids again (docs/reliability.md, "What the harness found"); it becomes a must-be-0
+        // row with the gateway's fix
+        v.figure("KV discharged more than once (an id aborted again; an open defect)", repeats.unexcused());
+        repeats.lines().forEach(v::note);
         v.figure("decodes that read lost or recycled KV (corrupt_kv_reads)", corrupt);
     }
 

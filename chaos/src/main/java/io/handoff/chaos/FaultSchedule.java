@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The faults, on two timers while the load runs: a kill -9 of a replica every {@code killEveryMs} (restarted at once
  * with a new replica id), and in turn every {@code faultEveryMs} the others: a replica stopped (SIGSTOP) for longer
- * than a lease, Redis emptied under load (FLUSHALL), Redis killed and restarted, Redis stopped for a moment, an engine crashed mid-stream (it comes back
+ * than a lease (with a probe of the stale write it makes when it wakes), Redis emptied under load (FLUSHALL), Redis
+ * killed and restarted (from its append-only file, or empty without it), Redis stopped for a moment, an engine crashed mid-stream (it comes back
  * with a new identity), a replica stopped with SIGTERM (graceful: it finishes what runs, then a new one starts), an
  * engine answering late or cutting its next streams for a while. Every fault goes in the history.
  */
@@ -29,6 +30,7 @@ final class FaultSchedule {
     private final HttpCalls http;
     private final History history;
     private final GenerateCalls generate;
+    private final StaleEpochProbe staleEpochProbe;
     private final Map<Fault, AtomicInteger> injected = new ConcurrentHashMap<>();
     private final AtomicInteger clusterFaultsFailed = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
@@ -43,6 +45,7 @@ final class FaultSchedule {
         this.http = http;
         this.history = history;
         this.generate = new GenerateCalls(history);
+        this.staleEpochProbe = new StaleEpochProbe(settings, replicas, fleet, http, history);
         for (Fault f : Fault.values()) {
             injected.put(f, new AtomicInteger());
         }
@@ -55,8 +58,8 @@ final class FaultSchedule {
         }
         List<Fault> others = new ArrayList<>();
         for (Fault f : List.of(Fault.REPLICA_PAUSE, Fault.REDIS_WIPE, Fault.REDIS_FAILOVER,
-                Fault.REDIS_MASTER_KILL, Fault.REPLICA_TERM, Fault.ENGINE_SLOW, Fault.REDIS_KILL,
-                Fault.ENGINE_CRASH, Fault.ENGINE_CUT, Fault.REDIS_PAUSE)) {
+                Fault.REDIS_MASTER_KILL, Fault.REPLICA_TERM, Fault.REDIS_KILL_EMPTY, Fault.ENGINE_SLOW,
+                Fault.REDIS_KILL, Fault.ENGINE_CRASH, Fault.ENGINE_CUT, Fault.REDIS_PAUSE)) {
             if (settings.faults().contains(f)) {
                 others.add(f);
             }
@@ -79,6 +82,10 @@ final class FaultSchedule {
 
     Map<Fault, AtomicInteger> injected() {
         return injected;
+    }
+
+    StaleEpochProbe staleEpochProbe() {
+        return staleEpochProbe;
     }
 
     /** Redis Cluster faults that could not run or after which the cluster did not heal within its time. */
@@ -176,7 +183,7 @@ final class FaultSchedule {
 
     private void inject(Fault f) {
         switch (f) {
-            case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs())
+            case REPLICA_PAUSE -> replicas.pauseOne(settings.pauseMs(), staleEpochProbe)
                     .ifPresent(id -> injected.get(f).incrementAndGet());
             case REPLICA_TERM -> {
                 // a kill's restart may leave one replica up for a while: wait for a second one, as a rollout does
@@ -196,6 +203,22 @@ final class FaultSchedule {
                 node.kill9();
                 node.restart();
                 history.event("redis-up", "");
+                injected.get(f).incrementAndGet();
+            }
+            case REDIS_KILL_EMPTY -> {
+                // as a wipe, and the process too: every session, key, cleanup and script gone, the port refused
+                // until the new process listens; recorded as a loss of the store's writes from the kill to the restart
+                long start = System.nanoTime();
+                history.event("redis-killed", "kill -9, its append-only file removed, restarted empty");
+                try {
+                    ((RedisNode) redis).killAndRestartEmpty();
+                } catch (IOException e) {
+                    history.event("fault-failed", "kill-empty: " + e.getMessage());
+                    return;
+                } finally {
+                    history.storeLoss(History.KILL_EMPTY, start, System.nanoTime());
+                }
+                history.event("redis-up", "empty");
                 injected.get(f).incrementAndGet();
             }
             case REDIS_WIPE -> {

@@ -21,8 +21,11 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class GenerateCalls {
 
-    /** How a stream ended, as the client saw it, and the PrefillReady ref of a participant's prefill leg. */
-    record Result(String outcome, int events, KvSessionRef prefillReady) {
+    /**
+     * How a stream ended, as the client saw it, the PrefillReady ref of a participant's prefill leg, and the last
+     * GenerationFinished's reason and message (empty when none came).
+     */
+    record Result(String outcome, int events, KvSessionRef prefillReady, String finish) {
     }
 
     private final History history;
@@ -76,6 +79,7 @@ final class GenerateCalls {
             ctx.run(() -> {
                 int events = 0;
                 KvSessionRef ready = null;
+                String finish = "";
                 String outcome = "ended-without-finish";
                 try {
                     Iterator<GenerateResponse> it = call.generate(req);
@@ -91,6 +95,7 @@ final class GenerateCalls {
                             outcome = "engine-error:" + r.getError().getCode().name();
                         } else if (r.hasFinished()) {
                             outcome = "finished";
+                            finish = r.getFinished().getReason().name() + " " + r.getFinished().getMessage();
                         }
                         if (cancelAfterEvents > 0 && events >= cancelAfterEvents) {
                             ctx.cancel(null);
@@ -102,11 +107,11 @@ final class GenerateCalls {
                     outcome = events > 0 && outcome.equals("client-cancelled") ? outcome
                             : "status:" + KvCalls.code(e);
                     history.op(kind, t.replicaId(), start, req.getRequestId(), session, outcome, KvCalls.message(e));
-                    result.set(new Result(outcome, events, ready));
+                    result.set(new Result(outcome, events, ready, finish));
                     return;
                 }
                 history.op(kind, t.replicaId(), start, req.getRequestId(), session, outcome, events + " events");
-                result.set(new Result(outcome, events, ready));
+                result.set(new Result(outcome, events, ready, finish));
             });
         } finally {
             ctx.cancel(null);

@@ -48,6 +48,7 @@ final class History {
     }
 
     static final String WIPE = "redis-wipe";
+    static final String KILL_EMPTY = "redis-kill-empty";
     static final String MASTER_KILL = "redis-master-kill";
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,6 +65,11 @@ final class History {
 
     long now() {
         return System.currentTimeMillis() - t0;
+    }
+
+    /** A wall-clock instant (epoch ms, as the simulators stamp their events) on the history's clock. */
+    long sinceStartMs(long wallMs) {
+        return wallMs - t0;
     }
 
     void op(String kind, String replica, long startMs, String key, String session, String outcome, String detail) {

@@ -23,6 +23,8 @@ final class HttpCalls {
 
     static final String ADMIN_KEY = "chaos-admin";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Ends an HTTP completion's detail in the history, before the model (the route) it asked for. */
+    static final String ON = ", model ";
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
@@ -66,11 +68,11 @@ final class HttpCalls {
                     }
                 }
             }
-            history.op(kind, t.replicaId(), start, requestId, null, outcome, lines + " lines");
+            history.op(kind, t.replicaId(), start, requestId, null, outcome, lines + " lines" + ON + model);
         } catch (HttpTimeoutException e) {
-            history.op(kind, t.replicaId(), start, requestId, null, "client-timeout", timeoutMs + " ms");
+            history.op(kind, t.replicaId(), start, requestId, null, "client-timeout", timeoutMs + " ms" + ON + model);
         } catch (IOException e) {
-            history.op(kind, t.replicaId(), start, requestId, null, "io-error", String.valueOf(e.getMessage()));
+            history.op(kind, t.replicaId(), start, requestId, null, "io-error", e.getMessage() + ON + model);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -2,12 +2,15 @@ package io.handoff.chaos;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The one redis-server every replica shares, in a directory of its own, with an append-only file synced on every
@@ -85,6 +88,29 @@ final class RedisNode implements RedisStore {
 
     void kill9() {
         process.kill9();
+    }
+
+    /**
+     * Kills with kill -9, removes what it kept on disk (the append-only files, any snapshot), and starts it again on
+     * its port: a Redis that persists nothing (or lost its disk) restarting, every key and script gone.
+     */
+    void killAndRestartEmpty() throws IOException {
+        process.kill9();
+        for (String name : new String[] {"appendonlydir", "appendonly.aof", "dump.rdb"}) {
+            deleteTree(dir.resolve(name));
+        }
+        restart();
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(p)) {
+            for (Path each : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(each);
+            }
+        }
     }
 
     void pause() {

@@ -212,8 +212,20 @@ final class Replicas {
         return List.copyOf(terminations);
     }
 
-    /** SIGSTOP of a random UP replica for {@code millis}, then SIGCONT (blocks for that long). */
-    Optional<String> pauseOne(long millis) {
+    /** What runs around a replica's pause: before its SIGSTOP, while it is stopped, after its SIGCONT. */
+    interface PauseHooks {
+        void beforePause(Target victim);
+
+        void whilePaused(Target victim);
+
+        void afterResume(Target victim);
+    }
+
+    /**
+     * SIGSTOP of a random UP replica for {@code millis}, then SIGCONT (blocks for that long, and for the hooks). The
+     * victim is taken out of the UP replicas before {@code hooks.beforePause} runs, so no kill takes it meanwhile.
+     */
+    Optional<String> pauseOne(long millis, PauseHooks hooks) {
         Slot victim;
         synchronized (this) {
             if (countUp() < 2) {
@@ -224,10 +236,14 @@ final class Replicas {
             victim.state = SlotState.PAUSED;
         }
         String id = victim.replica.id();
+        Target target = new Target(id, victim.replica.baseUrl(), victim.channel);
+        hooks.beforePause(target);
         victim.replica.process().pause();
         history.event("replica-paused", id + " for " + millis + " ms");
+        long resumeAt = System.currentTimeMillis() + millis;
         try {
-            Sleep.millis(millis);
+            hooks.whilePaused(target);
+            Sleep.millis(Math.max(0, resumeAt - System.currentTimeMillis()));
         } finally {
             victim.replica.process().resume();
         }
@@ -235,6 +251,7 @@ final class Replicas {
             victim.state = SlotState.UP;
         }
         history.event("replica-resumed", id);
+        hooks.afterResume(target);
         return Optional.of(id);
     }
 

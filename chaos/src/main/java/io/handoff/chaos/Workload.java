@@ -7,6 +7,7 @@ import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvSession;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.UUID;
@@ -19,14 +20,36 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class Workload {
 
-    /** A route and a style it supports natively. */
+    /** A family and a style it supports natively. */
     record Flow(String family, KvScheduleStyle style) {
+        /** The family's route: its default style, and every style a gRPC request may name. */
         String model() {
             return "chaos-" + family;
         }
+
+        boolean isDefaultStyle() {
+            return DEFAULT_STYLES.get(family) == style;
+        }
+
+        /** The route whose default this style is (HTTP cannot name a style): the family's own, or one of its own. */
+        String route() {
+            return isDefaultStyle() ? family : family + "-" + styleName(style);
+        }
+
+        String httpModel() {
+            return "chaos-" + route();
+        }
     }
 
-    static final List<Flow> GRPC_FLOWS = List.of(
+    /** Each family route's default style (see {@link ChaosSettings#gatewayConfig}). */
+    static final Map<String, KvScheduleStyle> DEFAULT_STYLES = Map.of(
+            "vllm", KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST,
+            "sglang", KvScheduleStyle.KV_SCHEDULE_STYLE_CONCURRENT,
+            "trtllm", KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST,
+            "openengine", KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST);
+
+    /** Every style each family supports: gRPC names it in the request, HTTP picks the route whose default it is. */
+    static final List<Flow> FLOWS = List.of(
             new Flow("vllm", KvScheduleStyle.KV_SCHEDULE_STYLE_CONTEXT_FIRST),
             new Flow("sglang", KvScheduleStyle.KV_SCHEDULE_STYLE_CONCURRENT),
             new Flow("sglang", KvScheduleStyle.KV_SCHEDULE_STYLE_GENERATION_FIRST),
@@ -78,17 +101,17 @@ final class Workload {
     }
 
     private void httpCompletion(Replicas.Target t, ThreadLocalRandom rnd) {
-        String family = SimulatorFleet.FAMILIES.get(rnd.nextInt(SimulatorFleet.FAMILIES.size()));
+        Flow flow = FLOWS.get(rnd.nextInt(FLOWS.size()));
         boolean stream = rnd.nextBoolean();
         int phase = rnd.nextInt(10);
         long timeout = phase < 2 ? 5 + rnd.nextInt(60) : CALL_DEADLINE_MS; // gives up before or during the prefill
         int cancelAfterLines = stream && phase >= 8 ? 1 + rnd.nextInt(3) : 0; // gives up mid-stream
-        http.completion(t, "http-" + UUID.randomUUID(), "chaos-" + family, tokens(rnd), stream, timeout,
+        http.completion(t, "http-" + UUID.randomUUID(), flow.httpModel(), tokens(rnd), stream, timeout,
                 cancelAfterLines);
     }
 
     private void grpcGenerate(Replicas.Target t, ThreadLocalRandom rnd) {
-        Flow flow = GRPC_FLOWS.get(rnd.nextInt(GRPC_FLOWS.size()));
+        Flow flow = FLOWS.get(rnd.nextInt(FLOWS.size()));
         int phase = rnd.nextInt(10);
         int cancelAfter = phase >= 8 ? 1 + rnd.nextInt(3) : 0;
         long deadline = phase < 2 ? 10 + rnd.nextInt(150) : CALL_DEADLINE_MS;

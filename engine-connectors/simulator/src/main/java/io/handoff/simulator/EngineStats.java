@@ -33,6 +33,9 @@ public final class EngineStats {
     /** Holds pinned, and holds ended (freed for any reason or lost with a crash): equal once nothing is pinned. */
     public static final String HOLDS_PINNED_TOTAL = "kv_holds_pinned_total";
     public static final String HOLDS_ENDED_TOTAL = "kv_holds_ended_total";
+    /** Native aborts received (per {@link AbortLedger}), and those naming an id already aborted: a repeated discharge. */
+    public static final String ABORTS_TOTAL = "aborts_total";
+    public static final String ABORTS_REPEATED_TOTAL = "aborts_repeated_total";
     /** Prompt tokens prefills found in the prefix cache, and those they computed. */
     public static final String PREFIX_HIT_TOKENS = "prefix_cache_hit_tokens";
     public static final String PREFIX_MISS_TOKENS = "prefix_cache_miss_tokens";
@@ -49,7 +52,7 @@ public final class EngineStats {
             FREED_BY_ABORT, FREED_BY_TIMEOUT, FREED_BY_FAILURE, FREED_BY_FINISH, BLOCKS_FREED_BY_PULL, BLOCKS_FREED_BY_ABORT,
             BLOCKS_FREED_BY_TIMEOUT, TRANSFERS_RECEIVED, LEAKED_TOTAL, LOST_BY_CRASH, LOCAL_PREFILL_FALLBACKS,
             CORRUPT_KV_READS, CRASHES, RESTARTS, FAULT_ERRORS, FAULT_RESETS, FAULT_CUTS, HOLDS_PINNED_TOTAL,
-            HOLDS_ENDED_TOTAL, PREFIX_HIT_TOKENS, PREFIX_MISS_TOKENS}) {
+            HOLDS_ENDED_TOTAL, PREFIX_HIT_TOKENS, PREFIX_MISS_TOKENS, ABORTS_TOTAL, ABORTS_REPEATED_TOTAL}) {
             counters.put(k, 0L);
         }
     }

@@ -47,6 +47,8 @@ public abstract class SimEngine extends AbstractVerticle {
     protected final SimClock clock;
     protected final Faults faults = new Faults();
     protected final EngineStats stats = new EngineStats();
+    /** Native aborts per id, to find a KV discharged twice. */
+    protected final AbortLedger aborts;
     protected KvBlockPool pool;
     protected HoldTable holds;
     protected Scheduler scheduler;
@@ -79,6 +81,7 @@ public abstract class SimEngine extends AbstractVerticle {
     protected SimEngine(EngineConfig config) {
         this.config = config;
         this.clock = config.clock != null ? config.clock : new SimClock();
+        this.aborts = new AbortLedger(clock, stats);
     }
 
     /** Which family this engine imitates. */
@@ -377,6 +380,7 @@ public abstract class SimEngine extends AbstractVerticle {
                 holds.release(h.key(), FreeReason.RECEIVED);
             }
             stats.reset();
+            aborts.clear();
             return null;
         });
     }
@@ -505,8 +509,14 @@ public abstract class SimEngine extends AbstractVerticle {
         return j;
     }
 
-    /** What a client disconnect does; SGLang overrides it to add its detection delay. */
+    /**
+     * What a client disconnect does; SGLang overrides it to add its detection delay. A disconnect of a running request
+     * is that request's native abort (vLLM, TensorRT-LLM): counted per request id.
+     */
     protected void onClientClosed(Job j) {
+        if (!j.done && !j.aborted) {
+            aborts.aborted("request " + j.id());
+        }
         abort(j);
     }
 
@@ -710,6 +720,7 @@ public abstract class SimEngine extends AbstractVerticle {
         o.put("waiting", scheduler.waiting());
         o.put("prefix_cache_blocks", prefixCache.size());
         stats.writeTo(o);
+        aborts.writeTo(o);
         familyStats(o);
         return o;
     }

@@ -478,8 +478,10 @@ public final class OpenEngineSimEngine extends SimEngine {
         stats.inc(ABORT_RPCS);
         switch (request.getTargetCase()) {
             case REQUEST_ID:
+                aborts.aborted("request " + request.getRequestId());
                 return abortRequest(request.getRequestId());
             case KV_SESSION:
+                aborts.aborted("kv_session " + request.getKvSession().getSessionId());
                 return abortSession(request.getKvSession().getSessionId());
             case ALL_REQUESTS:
                 int n = 0;

@@ -401,6 +401,9 @@ public final class SglangEngine extends SimEngine {
         JsonNode b = rc.body().length() == 0 ? Http.obj() : Http.parse(rc.body().asString());
         boolean all = b.path("abort_all").asBoolean(false);
         String rid = b.path("rid").asText("");
+        if (!all && !rid.isEmpty()) {
+            aborts.aborted("rid " + rid);
+        }
         if (all || !rid.isEmpty()) {
             for (Job j : new ArrayList<>(jobs)) {
                 SglRequest r = j.state();

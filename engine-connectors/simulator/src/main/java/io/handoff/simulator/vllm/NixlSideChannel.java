@@ -87,6 +87,7 @@ final class NixlSideChannel {
 
     private void notifyDone(RoutingContext rc) {
         JsonNode b = Http.parse(rc.body().asString());
+        engine.abortLedger().aborted("notify " + b.path("remote_request_id").asText());
         KvHold h = engine.holdTable().get(b.path("remote_request_id").asText());
         if (h != null && "parked".equals(h.kind())) {
             engine.holdTable().release(h.key(), FreeReason.ABORT);

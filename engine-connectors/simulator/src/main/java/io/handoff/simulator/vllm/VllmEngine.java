@@ -2,6 +2,7 @@ package io.handoff.simulator.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.handoff.simulator.AbortLedger;
 import io.handoff.simulator.EngineStats;
 import io.handoff.simulator.Family;
 import io.handoff.simulator.FreeReason;
@@ -340,6 +341,10 @@ public final class VllmEngine extends SimEngine {
 
     HoldTable holdTable() {
         return holds;
+    }
+
+    AbortLedger abortLedger() {
+        return aborts;
     }
 
     /** {@link #prefillMs} for the decode leg's recompute after a failed KV load. */

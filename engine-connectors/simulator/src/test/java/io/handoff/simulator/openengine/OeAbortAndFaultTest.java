@@ -62,8 +62,11 @@ class OeAbortAndFaultTest extends OeTestSupport {
         assertEquals(AbortStatus.ABORT_STATUS_ABORTED, c.control.abort(bySession).getStatus());
         assertEquals(0, p.stat("kv_blocks_pinned_now"));
         assertEquals(1, p.stat("freed_by_abort"));
+        assertEquals(0, p.stat("aborts_repeated_total"));
         StatusRuntimeException again = assertThrows(StatusRuntimeException.class, () -> c.control.abort(bySession));
         assertEquals(Status.Code.NOT_FOUND, again.getStatus().getCode());
+        assertEquals(1, p.stat("aborts_repeated_total"), "the session's KV was discharged already: a repeat");
+        assertEquals(2, p.stat("aborts_total"));
     }
 
     @Test

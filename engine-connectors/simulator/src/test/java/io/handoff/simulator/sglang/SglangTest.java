@@ -176,6 +176,29 @@ class SglangTest extends SimTestBase {
     }
 
     @Test
+    void aSecondAbortOfTheSameRidIsCountedAsARepeatedDischarge() {
+        SglangConfig c = cfg(Role.BOTH);
+        c.tokenIntervalMs = 20;
+        SglangEngine e = start(new SglangEngine(c));
+        var a = SimHttp.postAsync(e.baseUrl() + "/generate", generate("twice", 200));
+        awaitStat(e, "running", 1);
+        assertEquals(200, SimHttp.post(e.baseUrl() + "/abort_request", "{\"rid\":\"twice\"}").status);
+        assertEquals("abort", a.join().json.path("meta_info").path("finish_reason").path("type").asText());
+        assertEquals(200, SimHttp.post(e.baseUrl() + "/abort_request", "{\"rid\":\"other\"}").status);
+        assertEquals(0, e.stat("aborts_repeated_total"), "one abort per rid is no repeat, even of a rid not running");
+
+        assertEquals(200, SimHttp.post(e.baseUrl() + "/abort_request", "{\"rid\":\"twice\"}").status);
+        assertEquals(3, e.stat("aborts_total"));
+        assertEquals(1, e.stat("aborts_repeated_total"), "the rid was aborted already: a second discharge");
+        var listed = SimHttp.get(e.baseUrl() + "/sim/stats").json.path("aborts_repeated");
+        assertEquals(1, listed.size());
+        assertEquals("rid twice", listed.get(0).path("id").asText());
+        assertTrue(listed.get(0).path("again_at_ms").asLong() >= listed.get(0).path("first_at_ms").asLong());
+        assertEquals(200, SimHttp.post(e.baseUrl() + "/abort_request", "{\"abort_all\":true}").status);
+        assertEquals(1, e.stat("aborts_repeated_total"), "abort_all names no id");
+    }
+
+    @Test
     void abortRequestMatchesRidsByPrefixAndAlwaysAnswers200() {
         SglangConfig c = cfg(Role.BOTH);
         c.tokenIntervalMs = 20;
