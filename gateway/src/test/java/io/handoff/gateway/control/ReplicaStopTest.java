@@ -28,6 +28,8 @@ import io.handoff.openengine.v1.KvSession;
 import io.handoff.openengine.v1.OpenEngineKvGrpc;
 import io.handoff.openengine.v1.RenewKvSessionRequest;
 import io.handoff.openengine.v1.StoppingOptions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -108,6 +110,9 @@ class ReplicaStopTest {
     @Inject
     MutableClock clock;
 
+    @Inject
+    MeterRegistry registry;
+
     private GrpcTestClient client;
     private GenerateSessions sessions;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -142,6 +147,7 @@ class ReplicaStopTest {
                 .until(() -> live.size() == STREAMS);
         shortOnes.forEach(s -> assertFalse(s.ended(), "already over before the stop: " + s.request().getRequestId()));
 
+        double refusedBefore = refusedAsStopping();
         // as Quarkus' pre-shutdown phase calls it on SIGTERM: it returns once what ran has ended or been aborted
         CompletableFuture<Integer> stopping = CompletableFuture.supplyAsync(replicaStop::stop);
 
@@ -162,6 +168,7 @@ class ReplicaStopTest {
         assertEquals("ERROR_CODE_DRAINING", error.path("code").asText(), refusedHttp.body());
         assertEquals("service_unavailable_error", error.path("type").asText(), refusedHttp.body());
         assertClientReadable(error.path("message").asText());
+        assertEquals(refusedBefore + 2, refusedAsStopping(), "both refusals counted as this replica stopping");
 
         // a participant's session is not new work: it is still renewed through the stopping replica
         OpenEngineKvGrpc.newBlockingStub(client.channel()).renewKvSession(RenewKvSessionRequest.newBuilder()
@@ -212,6 +219,12 @@ class ReplicaStopTest {
         JsonPath health = RestAssured.given().baseUri(base.toString()).get("/q/health/ready").then().extract()
                 .jsonPath();
         return health.getString("checks.find { it.name == 'replica-running' }.status");
+    }
+
+    /** Refusals counted with the reason a stopping replica gives (not a deployment's drain: the same code). */
+    private double refusedAsStopping() {
+        return registry.find("handoff.generate.refused").tag("reason", "replica-stopping").counters().stream()
+                .mapToDouble(Counter::count).sum();
     }
 
     private StreamingGenerate start(String route, String what, int maxTokens) {
