@@ -421,6 +421,7 @@ public final class HandoffRun implements RunningRequest {
     private Uni<Void> abortLeg(Handoff h, Leg leg) {
         return Uni.createFrom().deferred(() -> connector.abort(h, leg))
                 .ifNoItem().after(abortTimeout).fail()
+                .invoke(() -> ledger.releasedByAbort(held -> connector.abortReleases(h, leg, held)))
                 .onFailure().invoke(f -> LOG.debugf("request %s: abort of the %s leg: %s", requestId(), leg,
                         f.getMessage()))
                 .onFailure().recoverWithNull();

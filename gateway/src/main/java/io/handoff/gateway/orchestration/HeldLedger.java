@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * What the engines hold for one run's session, from the moment a leg reports it until it is in the store. A hold is
@@ -20,7 +21,9 @@ import java.util.Map;
  * recorded at once on the ended session, whose open obligations the reaper then discharges.
  *
  * <p>It also knows whether the consumer pulled the KV (the decode produced output): holds an engine frees on that
- * pull are then written as discharged when the session ends, instead of being counted until the engine's timer.
+ * pull are then written as discharged when the session ends, instead of being counted until the engine's timer. And
+ * it knows the holds a leg's native abort released (the abort was the very call their discharge makes): those too
+ * are written as discharged with the end, so that no hold is discharged twice.
  */
 final class HeldLedger {
 
@@ -46,7 +49,7 @@ final class HeldLedger {
         // a participant's decode: the holds its prefill leg recorded are the ones this decode pulls
         for (CleanupObligation o : session.obligations()) {
             if (o.isPending()) {
-                entries.put(o.id(), new Entry(o, true));
+                entries.put(o.id(), new Entry(o, null, true, false));
             }
         }
     }
@@ -61,7 +64,7 @@ final class HeldLedger {
             for (HeldKv h : held) {
                 CleanupObligation o = CleanupObligation.pending(h.id(), route, h.endpoint().name(), h.resource(),
                         h.handle(), h.heldUntil(), h.freedByPull());
-                entries.put(o.id(), new Entry(o, false));
+                entries.put(o.id(), new Entry(o, h, false, false));
                 if (closed) {
                     late.add(o);
                 }
@@ -78,6 +81,15 @@ final class HeldLedger {
     /** A move of the session wrote these holds with it. */
     void written(List<CleanupObligation> holds) {
         holds.forEach(this::markWritten);
+    }
+
+    /**
+     * A leg's native abort completed: the holds noted so far that it {@code released} (as the connector knows) are
+     * settled by it. A hold noted later, or recorded by another run, is discharged as usual.
+     */
+    synchronized void releasedByAbort(Predicate<HeldKv> released) {
+        entries.replaceAll((id, e) -> e.held != null && !e.releasedByAbort && released.test(e.held)
+                ? new Entry(e.obligation, e.held, e.written, true) : e);
     }
 
     /** The consumer's decode produced output: it has pulled the KV. */
@@ -127,6 +139,8 @@ final class HeldLedger {
                     CleanupObligation o = e.obligation;
                     if (pulled && o.freedByPull()) {
                         settled.add(o.pulled());
+                    } else if (e.releasedByAbort) {
+                        settled.add(o.releasedByAbort());
                     } else if (!e.written) {
                         settled.add(o);
                     }
@@ -154,10 +168,11 @@ final class HeldLedger {
     private synchronized void markWritten(CleanupObligation o) {
         Entry e = entries.get(o.id());
         if (e != null && e.obligation == o) {
-            entries.put(o.id(), new Entry(o, true));
+            entries.put(o.id(), new Entry(o, e.held, true, e.releasedByAbort));
         }
     }
 
-    private record Entry(CleanupObligation obligation, boolean written) {
+    /** {@code held} is what the leg reported, or null for a hold recorded before this run (a participant's prefill). */
+    private record Entry(CleanupObligation obligation, HeldKv held, boolean written, boolean releasedByAbort) {
     }
 }

@@ -60,6 +60,11 @@ public record CleanupObligation(
                 Status.DISCHARGED, attempts, null);
     }
 
+    /** The same obligation discharged by its leg's native abort, which was the very call its discharge makes. */
+    public CleanupObligation releasedByAbort() {
+        return pulled();
+    }
+
     public boolean isPending() {
         return status == Status.PENDING;
     }

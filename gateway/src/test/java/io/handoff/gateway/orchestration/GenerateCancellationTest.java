@@ -10,6 +10,7 @@ import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.gateway.testing.StreamingGenerate;
 import io.handoff.openengine.v1.FinishReason;
+import io.handoff.simulator.EngineStats;
 import io.handoff.simulator.SimEngine;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -63,6 +64,7 @@ class GenerateCancellationTest extends FleetTestSupport {
         String id = requestId("cancel-" + phase);
         long prefillAborts = family.prefill().stat("requests_aborted");
         long decodeAborts = family.decode().stat("requests_aborted");
+        long repeatedAborts = repeatedAborts(family);
         if (phase == Phase.DURING_PREFILL) {
             family.slowPrefill(SLOW_PREFILL);
         }
@@ -88,6 +90,9 @@ class GenerateCancellationTest extends FleetTestSupport {
         awaitNoKvPinned(family);
         assertTrue(session.obligations().stream().noneMatch(o -> o.status() == CleanupObligation.Status.ABANDONED),
                 session.obligations().toString());
+        // one discharge per held KV: a leg's native abort that freed a hold is not followed by the same call again
+        assertEquals(repeatedAborts, repeatedAborts(family), "an engine was asked again to abort an id it had freed: "
+                + session.obligations());
 
         // nothing of the cancelled attempt is left on this replica: the same id runs again at once
         assertFinishedOnce(run(request(route, id, 4)), id, FinishReason.FINISH_REASON_LENGTH);
@@ -127,6 +132,12 @@ class GenerateCancellationTest extends FleetTestSupport {
         family.advanceClock(EngineFleet.HOLD.plusSeconds(1));
         awaitNoKvPinned(family);
         awaitNothingRunning(family);
+    }
+
+    /** Native aborts the family's engines received for an id they had already been asked to abort. */
+    private static long repeatedAborts(FamilyEngines family) {
+        return family.prefill().stat(EngineStats.ABORTS_REPEATED_TOTAL)
+                + family.decode().stat(EngineStats.ABORTS_REPEATED_TOTAL);
     }
 
     private static void awaitStat(SimEngine engine, String stat, long atLeast) {

@@ -167,6 +167,14 @@ final class SglangEngineConnector extends OpenAiHttpConnector {
         });
     }
 
+    /** A leg's abort is the hold's discharge when it posted {@code /abort_request} for the hold's rid, there. */
+    @Override
+    public boolean abortReleases(Handoff handoff, Leg leg, HeldKv held) {
+        Endpoint endpoint = leg == Leg.PREFILL ? handoff.prefill() : handoff.decode();
+        return endpoint.equals(held.endpoint())
+                && SglangIds.of(handoff).rid(leg).equals(held.handle().get(SglangIds.RID));
+    }
+
     /** Frees what an engine holds for a rid through {@code /abort_request}: RELEASED once it answered, else RETRY. */
     @Override
     public Uni<DischargeResult> discharge(HeldKv held) {

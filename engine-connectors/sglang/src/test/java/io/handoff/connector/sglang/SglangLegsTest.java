@@ -311,6 +311,21 @@ class SglangLegsTest {
     }
 
     @Test
+    void aLegsAbortReleasesItsOwnHoldOnly() {
+        Handoff handoff = plan(ScheduleStyle.CONCURRENT);
+        SglangEngineConnector c = (SglangEngineConnector) rig.connector;
+        HeldKv prefillHold = c.hold(handoff, SglangIds.of(handoff), Leg.PREFILL, WireMockRig.START);
+        HeldKv decodeHold = c.hold(handoff, SglangIds.of(handoff), Leg.DECODE, WireMockRig.START);
+        assertTrue(c.abortReleases(handoff, Leg.PREFILL, prefillHold));
+        assertTrue(c.abortReleases(handoff, Leg.DECODE, decodeHold));
+        assertFalse(c.abortReleases(handoff, Leg.PREFILL, decodeHold));
+        assertFalse(c.abortReleases(handoff, Leg.DECODE, prefillHold));
+        // the same rid held on the endpoint the leg left: the abort went elsewhere
+        Handoff moved = handoff.withDecode(Endpoint.of("elsewhere", "http://127.0.0.1:1"));
+        assertFalse(c.abortReleases(moved, Leg.DECODE, decodeHold));
+    }
+
+    @Test
     void dischargeOfAnUnreachableEngineIsRetried() {
         Handoff handoff = plan(ScheduleStyle.CONCURRENT).withDecode(Endpoint.of("gone", "http://127.0.0.1:1"));
         SglangEngineConnector c = (SglangEngineConnector) rig.connector;

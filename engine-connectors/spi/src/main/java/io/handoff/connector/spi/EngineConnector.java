@@ -25,7 +25,9 @@ import java.util.Map;
  * {@link EngineException}; the gateway turns it into exactly one terminal EngineError.</li>
  * <li>A failure always says whether anything reached the engine ({@link EngineException#sentToEngine()}), so the
  * gateway knows whether cleanup is owed. What the engine holds afterwards is reported as {@link HeldKv}.</li>
- * <li>{@link #discharge} is idempotent: it may be called again for the same {@link HeldKv} by another replica.</li>
+ * <li>{@link #discharge} is idempotent: it may be called again for the same {@link HeldKv} by another replica.
+ * The gateway calls it once per hold where it can (not for a hold a leg's abort already released,
+ * {@link #abortReleases}); again only when an attempt's outcome was not recorded.</li>
  * <li>Every call a leg makes to its engine carries the leg's forwarded headers verbatim ({@link Handoff#forward()},
  * or the {@code forward} argument of {@link #decodeLocally(String, GenerateRequest, Endpoint, Map)}): as HTTP
  * headers, or as gRPC metadata. They are how the engine's own traces join the request's trace (W3C
@@ -83,6 +85,17 @@ public interface EngineConnector extends AutoCloseable {
      * the connection complete at once (the gateway cancels the subscription).
      */
     Uni<Void> abort(Handoff handoff, Leg leg);
+
+    /**
+     * Whether an {@link #abort} of {@code leg} that completed without failure released {@code held}: true only where
+     * that abort is the very engine call the hold's {@link #discharge} would make (the same id, on the same
+     * endpoint). The gateway then settles the hold as discharged with the session's end instead of discharging it
+     * a second time, so that each held KV is discharged once. False by default: an abort that only closes a stream,
+     * or that names the leg by another id than the hold's discharge does, proves nothing about the hold.
+     */
+    default boolean abortReleases(Handoff handoff, Leg leg, HeldKv held) {
+        return false;
+    }
 
     /** Frees KV an engine still holds, or says until when the engine will hold it. Idempotent. */
     Uni<DischargeResult> discharge(HeldKv held);
