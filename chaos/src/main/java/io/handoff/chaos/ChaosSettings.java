@@ -146,6 +146,7 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         c.put("handoff.session.tombstone-retention", "2h");
         c.put("handoff.reaper.period", "500ms");
         c.put("handoff.reaper.claim-ttl", "3s");
+        c.put("handoff.reaper.discharge-timeout", "1s"); // at most half the claim's TTL, as the gateway requires
         c.put("handoff.reaper.retry-backoff", "1s");
         c.put("handoff.orchestration.keepalive-tick", "500ms");
         c.put("handoff.orchestration.abort-timeout", "2s");

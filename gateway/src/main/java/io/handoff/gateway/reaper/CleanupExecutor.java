@@ -9,7 +9,6 @@ import io.handoff.gateway.session.store.SessionStore.CleanupClaim;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.telemetry.HandoffTracing;
 import io.opentelemetry.context.Context;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import org.jboss.logging.Logger;
 
@@ -17,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Discharges the obligations a replica has claimed, then writes the outcome back under the same claim token.
@@ -68,11 +68,22 @@ public class CleanupExecutor implements CleanupHandoff {
      * span), or a root span when null; linked to the trace of the request that allocated the session either way.
      */
     Uni<Boolean> discharge(Session session, CleanupClaim claim, Context parent) {
-        return tracing.cleanup(session, parent, trace -> Multi.createFrom().iterable(claim.obligations())
-                .onItem().transformToUniAndConcatenate(o -> attempt(session, o).invoke(trace::settled))
-                .collect().asList()
+        return tracing.cleanup(session, parent, trace -> settleAll(session, claim, trace::settled)
                 .flatMap(settled -> writeBack(session, claim, settled))
                 .invoke(trace::written));
+    }
+
+    /**
+     * Every obligation of the claim at once, not one after another: each engine call is bounded to fit in the
+     * claim's TTL (see DischargeGuard), and in turn they would add up to several TTLs, past which another replica
+     * takes the claim over and discharges the same KV again. An attempt never fails; it settles.
+     */
+    private Uni<List<CleanupObligation>> settleAll(Session session, CleanupClaim claim,
+            Consumer<CleanupObligation> settled) {
+        List<Uni<CleanupObligation>> attempts = claim.obligations().stream()
+                .map(o -> attempt(session, o).invoke(settled))
+                .toList();
+        return attempts.isEmpty() ? Uni.createFrom().item(List.of()) : Uni.join().all(attempts).andFailFast();
     }
 
     private Uni<CleanupObligation> attempt(Session session, CleanupObligation o) {

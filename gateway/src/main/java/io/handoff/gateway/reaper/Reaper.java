@@ -63,9 +63,16 @@ public class Reaper {
                 .onFailure().invoke(f -> LOG.debugf("reaper could not read bucket %d: %s", bucket, f.getMessage()))
                 .onFailure().recoverWithItem(List.of())
                 .onItem().transformToMulti(entries -> Multi.createFrom().iterable(entries))
-                .onItem().transformToUniAndConcatenate(entry -> act(entry, now));
+                .onItem().transformToUniAndConcatenate(entry -> Uni.createFrom().deferred(() -> act(entry,
+                        clock.instant())));
     }
 
+    /**
+     * Acts on one entry as of {@code now}, read when it acts rather than when the sweep began: a bucket's entries are
+     * acted on one after another, each discharge in turn, and a claim stamped with the sweep's start would run out
+     * early by however long the sweep had taken, letting another replica take the cleanup over (and discharge again)
+     * while this one is still at it. A later instant only makes a due entry more due.
+     */
     private Uni<ReapStep.Kind> act(DueEntry entry, Instant now) {
         return store.reap(entry.sessionId(), now, replicaId, claimTtl)
                 .flatMap(step -> {

@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * RELEASED and ENGINE_HOLDS are answers, never retried.
  *
  * <p>The immediate retries run under the cleanup claim, so all of them together are bounded by half the claim's
- * TTL: a replica never keeps retrying a call another replica may already have taken over.
+ * TTL, and one try by at most half of it again: a replica never keeps calling the engine once another replica may
+ * have taken the claim over (and discharged the same KV).
  */
 final class DischargeGuard {
 
@@ -46,6 +47,12 @@ final class DischargeGuard {
         if (maxDelay <= delay) {
             throw new IllegalArgumentException("handoff.reaper.discharge-retry-max-delay (" + maxDelay + " ms) must be"
                     + " longer than discharge-retry-delay (" + delay + " ms)");
+        }
+        if (timeout.toMillis() > budget) {
+            // the last try may start just before the retries' half of the claim runs out, and must end within it
+            throw new IllegalArgumentException("handoff.reaper.discharge-timeout (" + timeout.toMillis() + " ms) must"
+                    + " be at most half of handoff.reaper.claim-ttl (" + budget + " ms): every try must end before"
+                    + " the claim runs out and another replica may discharge the same KV again");
         }
         if (budget <= delay) {
             throw new IllegalArgumentException("handoff.reaper.discharge-retry-delay (" + delay + " ms) must be shorter"

@@ -1,12 +1,14 @@
 package io.handoff.gateway.reaper;
 
 import com.google.protobuf.Struct;
+import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.session.AllocateCommand;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionException;
 import io.handoff.gateway.session.SessionFailure;
+import io.handoff.gateway.session.SessionIds;
 import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.SessionPolicy;
 import io.handoff.gateway.session.SessionService;
@@ -21,6 +23,7 @@ import io.handoff.gateway.testing.RedisServer;
 import io.handoff.gateway.testing.TestRedisClients;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.mutiny.Uni;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,6 +39,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -196,6 +202,87 @@ class ReplicatedReaperTest {
         // the dead replica wakes up: its write-back is fenced off
         assertFalse(join(dying.store.completeCleanup(s.id(), deadToken, step.claim().obligations(),
                 clock.instant(), null, clock.instant())));
+    }
+
+    /**
+     * A bucket's due sessions are acted on one after another. When the first one's discharge is slow, the claim on
+     * the second must still run its whole TTL from when it was taken: stamped with the sweep's start, it ran out while
+     * its discharge was still in flight, and another replica discharged the same KV again.
+     */
+    @Test
+    void aClaimTakenLateInASweepRunsItsWholeTimeFromWhenItWasTaken() throws Exception {
+        Replica sweeping = replicas.get(0);
+        Replica other = replicas.get(1);
+        List<Session> pair = twoInOneBucket(sweeping);
+        CompletableFuture<DischargeResult> secondAnswer = new CompletableFuture<>();
+        AtomicInteger calls = new AtomicInteger();
+        sweeping.port.answerAlways(o -> {
+            if (calls.incrementAndGet() == 1) {
+                clock.advance(CLAIM_TTL.multipliedBy(9).dividedBy(10)); // the first discharge is slow
+                return Uni.createFrom().item(DischargeResult.released());
+            }
+            return Uni.createFrom().completionStage(secondAnswer);
+        });
+        clock.advance(LEASE);
+        CompletableFuture<SweepReport> sweep = sweeping.reaper.sweep().subscribeAsCompletionStage();
+        Awaitility.await("the second discharge under way").atMost(Duration.ofSeconds(20))
+                .until(() -> calls.get() == 2);
+
+        // past the sweep's start plus a claim's TTL, within the second claim's own
+        clock.advance(CLAIM_TTL.dividedBy(5));
+        assertEquals(0, join(other.reaper.sweep()).cleanupsClaimed(), "nobody takes over a claim still running");
+        secondAnswer.complete(DischargeResult.released());
+        assertEquals(2, sweep.get(20, TimeUnit.SECONDS).expired());
+
+        assertEquals(List.of(), other.port.calls());
+        for (Session s : pair) {
+            assertEquals(1, sweeping.port.callsFor(s.id()).size(), "discharged once: " + s.id());
+            assertTrue(join(sweeping.store.find(s.id())).orElseThrow().pendingObligations().isEmpty());
+        }
+    }
+
+    /**
+     * The obligations of one claim are discharged together: each engine call is bounded to fit in the claim, and one
+     * after another they would not. Here neither engine answers until both were asked; in turn, the sweep never ends.
+     */
+    @Test
+    void aClaimsObligationsAreDischargedTogether() {
+        Replica r = replicas.get(0);
+        Session s = allocateWithObligations(r, 1, 2);
+        CompletableFuture<DischargeResult> bothAsked = new CompletableFuture<>();
+        AtomicInteger asked = new AtomicInteger();
+        r.port.answerAlways(o -> {
+            if (asked.incrementAndGet() == 2) {
+                bothAsked.complete(DischargeResult.released());
+            }
+            return Uni.createFrom().completionStage(bothAsked);
+        });
+        clock.advance(LEASE);
+        assertEquals(1, join(r.reaper.sweep()).expired());
+        assertEquals(2, r.port.callsFor(s.id()).size());
+        assertTrue(join(r.store.find(s.id())).orElseThrow().pendingObligations().isEmpty());
+    }
+
+    /** Two sessions with one obligation each whose ids fall in one index bucket; the others allocated are released. */
+    private List<Session> twoInOneBucket(Replica via) {
+        Map<Integer, Session> byBucket = new HashMap<>();
+        for (int i = 0; ; i++) {
+            Session s = allocateWithObligations(via, 1000 + i, 0);
+            Session earlier = byBucket.putIfAbsent(SessionIds.bucketOf(s.id()), s);
+            if (earlier != null) {
+                for (Session released : byBucket.values()) {
+                    if (released != earlier) {
+                        join(via.service.release("t1", released.id(), "", OptionalLong.empty()));
+                    }
+                }
+                List<Session> pair = List.of(earlier, s);
+                for (Session p : pair) {
+                    join(via.service.recordObligation("t1", p.id(), CleanupObligation.pending("leg@engine", "sim",
+                            "http://engine", "parked-prefill-kv", Map.of("rid", p.requestId()), null, false)));
+                }
+                return pair;
+            }
+        }
     }
 
     @Test
