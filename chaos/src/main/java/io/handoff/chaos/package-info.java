@@ -4,5 +4,7 @@
  * the simulators' {@code /sim/*}), faults injected on a schedule, a history of every operation and its answer, and
  * the invariants checked on that history and on the engines at the end. {@link io.handoff.chaos.ChaosMain} runs it
  * from the command line; {@code ChaosShortRunIT} and {@code ChaosClusterShortRunIT} run short ones in the build.
+ * {@code SharedRateLimitIT} reuses the harness's processes (a redis-server, the fleet, two replicas) to show a
+ * tenant's rate limits shared by every replica.
  */
 package io.handoff.chaos;
