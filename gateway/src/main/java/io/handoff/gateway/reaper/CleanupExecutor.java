@@ -89,10 +89,12 @@ public class CleanupExecutor implements CleanupHandoff {
     private Uni<CleanupObligation> attempt(Session session, CleanupObligation o) {
         return Uni.createFrom().deferred(() -> port.discharge(session, o))
                 .onFailure().recoverWithItem(failure -> DischargeResult.retry(String.valueOf(failure.getMessage())))
-                .map(d -> settle(o, d));
+                .map(d -> settle(session, o, d));
     }
 
-    private CleanupObligation settle(CleanupObligation o, DischargeResult d) {
+    private CleanupObligation settle(Session session, CleanupObligation o, DischargeResult d) {
+        LOG.debugf("cleanup of session %s: obligation %s (%s on %s, %s): %s%s", session.id(), o.id(), o.resource(),
+                o.endpoint(), o.handle(), d.outcome(), d.error() == null ? "" : " (" + d.error() + ")");
         CleanupObligation settled = switch (d.outcome()) {
             case RELEASED -> o.withOutcome(CleanupObligation.Status.DISCHARGED, o.heldUntil(), o.attempts(), null);
             case ENGINE_HOLDS -> o.withOutcome(CleanupObligation.Status.ENGINE_HELD,
@@ -120,6 +122,8 @@ public class CleanupExecutor implements CleanupHandoff {
         return store.completeCleanup(session.id(), claim.token(), settled, now.plus(retryBackoff), keepUntil, now)
                 .invoke(written -> {
                     if (!written) {
+                        LOG.debugf("cleanup of session %s: claim %d lost before its outcome was written", session.id(),
+                                claim.token());
                         metrics.cleanupClaimLost();
                     }
                 });

@@ -1,5 +1,6 @@
 package io.handoff.connector.openengine;
 
+import io.grpc.Context;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
@@ -16,6 +17,12 @@ import java.util.function.Supplier;
  * Lazy Mutiny views of grpc-java calls. Nothing is sent until subscription; cancelling the subscription cancels the
  * gRPC call (the engine sees the cancellation, its transport-level abort), and a call that already ended is never
  * cancelled.
+ *
+ * <p>Only that cancels a call. grpc-java would also cancel it with the {@link Context} current where it starts, and a
+ * call to an engine often starts inside a client's call to the gateway: a participant's release discharges the KV
+ * as it answers, a client that went away has its legs aborted. The client's call ending must not cut those off (an
+ * Abort the engine carried out but whose answer was lost is tried again, a second discharge), so every call starts
+ * in a fork of the current context: its values, not its cancellation or deadline.
  */
 final class GrpcCalls {
     private GrpcCalls() {
@@ -26,7 +33,7 @@ final class GrpcCalls {
         return Multi.createFrom().emitter(em -> {
             CallObserver<Q, R> call = new CallObserver<>(em::emit, em::fail, em::complete);
             em.onTermination(call::cancelIfRunning);
-            start.accept(request.get(), call);
+            startDetached(request, start, call);
             call.started();
             if (em.isCancelled()) {
                 call.cancelIfRunning();
@@ -40,9 +47,14 @@ final class GrpcCalls {
             AtomicReference<R> answer = new AtomicReference<>();
             CallObserver<Q, R> call = new CallObserver<>(answer::set, em::fail, () -> em.complete(answer.get()));
             em.onTermination(call::cancelIfRunning);
-            start.accept(request.get(), call);
+            startDetached(request, start, call);
             call.started();
         });
+    }
+
+    private static <Q, R> void startDetached(Supplier<Q> request, BiConsumer<Q, StreamObserver<R>> start,
+            StreamObserver<R> call) {
+        Context.current().fork().run(() -> start.accept(request.get(), call));
     }
 
     /**

@@ -283,10 +283,13 @@ final class OpenEngineConnector implements EngineConnector {
                 // the engine's own timer has run: heldUntil is at or after the engine's deadline
                 return Uni.createFrom().item(DischargeResult.released());
             }
-            if (!options.abortCleanup() || !held.releasable()) {
+            String refText = held.handle().get(SessionRefs.REF);
+            // a hold with no session ref (the parked session of a cancelled prefill, whose PrefillReady was lost)
+            // cannot be named in an Abort; the gateway does not keep releasable in its obligations, the handle does
+            if (refText == null || !options.abortCleanup() || !held.releasable()) {
                 return Uni.createFrom().item(DischargeResult.engineHoldsUntil(held.heldUntil()));
             }
-            KvSessionRef ref = SessionRefs.decode(held.handle().get(SessionRefs.REF));
+            KvSessionRef ref = SessionRefs.decode(refText);
             AbortRequest req = AbortRequest.newBuilder().setKvSession(ref).build();
             return GrpcCalls.<AbortRequest, AbortResponse>unary(() -> req, (q, o) -> control(held.endpoint()).abort(q,
                 o))

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Context;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.Endpoint;
 import io.handoff.connector.spi.EngineConnector;
@@ -92,6 +93,60 @@ class LifecycleAndFailureTest extends SimulatorSupport {
         // again, from "another replica": the engine answers NOT_FOUND, which is released too
         assertEquals(DischargeResult.Outcome.RELEASED, connector(p, d, "abort-cleanup", "true").discharge(held)
             .await().atMost(WAIT).outcome());
+    }
+
+    /**
+     * A participant's release discharges its KV as the gateway answers it: the discharge starts inside the client's
+     * call, which has ended (its gRPC context cancelled) by the time the engine answers, or even before it is sent.
+     */
+    @Test
+    void aDischargeStartedInsideACallThatEndedStillReachesTheEngine() throws Exception {
+        OpenEngineSimEngine p = engine(Role.PREFILL, c -> c.abortCleanup = true);
+        OpenEngineSimEngine d = engine(Role.DECODE, c -> { });
+        EngineConnector conn = connector(p, d, "abort-cleanup", "true");
+        HeldKv held = ready(conn, plan(conn, "r", request(4), p, d)).held().get(0);
+        Context.CancellableContext clientCall = Context.current().withCancellation();
+        clientCall.cancel(null);
+        DischargeResult result = clientCall.call(() -> conn.discharge(held).await().atMost(WAIT));
+        assertEquals(DischargeResult.Outcome.RELEASED, result.outcome(), () -> String.valueOf(result.error()));
+        assertEquals(1, p.stat("freed_by_abort"));
+        assertEquals(0, p.stat("kv_blocks_pinned_now"));
+    }
+
+    /** A client that went away has its legs aborted from inside its own call, cancelled by then. */
+    @Test
+    void anAbortStartedInsideACallThatEndedStillReachesTheEngine() throws Exception {
+        OpenEngineSimEngine p = engine(Role.PREFILL, c -> c.prefillLatencyMs = 10_000);
+        OpenEngineSimEngine d = engine(Role.DECODE, c -> { });
+        EngineConnector conn = connector(p, d);
+        Handoff h = plan(conn, "gone-1", request(4), p, d);
+        UniAssertSubscriber<PrefillResult> sub = conn.prefill(h).subscribe().withSubscriber(UniAssertSubscriber.create());
+        await().atMost(WAIT).until(() -> p.stat("kv_blocks_pinned_now") > 0);
+        Context.CancellableContext clientCall = Context.current().withCancellation();
+        clientCall.cancel(null);
+        clientCall.call(() -> conn.abort(h, Leg.PREFILL).await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_CANCELLED, ((EngineException) sub.awaitFailure(WAIT).getFailure()).code());
+        assertEquals(1, p.stat("freed_by_abort"));
+    }
+
+    /**
+     * The parked session of a cancelled prefill is named only in the PrefillReady that was lost. Its hold is
+     * discharged as the gateway discharges every obligation, as releasable (the gateway does not keep the flag): the
+     * engine's timer is the answer, not a retry that can never succeed.
+     */
+    @Test
+    void aHoldOfACancelledPrefillIsLeftToTheEnginesTimer() {
+        OpenEngineSimEngine p = engine(Role.PREFILL, c -> c.abortCleanup = true);
+        OpenEngineSimEngine d = engine(Role.DECODE, c -> { });
+        EngineConnector conn = connector(p, d, "abort-cleanup", "true");
+        Handoff h = plan(conn, "lost-ready", request(4), p, d);
+        HeldKv reported = conn.heldAfterCancelledPrefill(h).get(0);
+        HeldKv asDischarged = new HeldKv(reported.id(), reported.endpoint(), reported.resource(), reported.handle(),
+            reported.heldUntil(), true);
+        DischargeResult result = conn.discharge(asDischarged).await().atMost(WAIT);
+        assertEquals(DischargeResult.Outcome.ENGINE_HOLDS, result.outcome());
+        assertEquals(reported.heldUntil(), result.heldUntil());
+        assertEquals(0, p.stat("aborts_total"), "no Abort was sent");
     }
 
     @Test
