@@ -150,10 +150,14 @@ final class HeldLedger {
         });
     }
 
-    /** The session's end was not written by this run (it ended elsewhere): what it never wrote is recorded now. */
+    /**
+     * The session's end was not written by this run (it ended elsewhere, or the store refused the write): what the
+     * end would have written is recorded now, the holds it never wrote and the holds it settled, which the store has
+     * as pending. A hold its leg's abort or the consumer's pull released, left pending, is discharged again by
+     * whoever ends the session: a second native abort of the same KV.
+     */
     void endNotWritten(List<CleanupObligation> settled) {
-        settled.stream().filter(CleanupObligation::isPending)
-                .forEach(o -> write(o).subscribe().with(x -> { }, f -> { }));
+        settled.forEach(o -> write(o).subscribe().with(x -> { }, f -> { }));
     }
 
     private Uni<Void> write(CleanupObligation o) {
