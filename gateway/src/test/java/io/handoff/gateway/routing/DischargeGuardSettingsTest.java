@@ -34,6 +34,14 @@ class DischargeGuardSettingsTest {
     }
 
     @Test
+    void aMaxDelayNotShorterThanHalfTheClaimTtlIsRefused() {
+        // SmallRye refuses it as well, but only at the guard's first call, which it then fails
+        assertEquals("handoff.reaper.discharge-retry-max-delay (1000 ms) must be shorter than half of"
+                + " handoff.reaper.claim-ttl (1000 ms), which bounds the immediate retries",
+                refusal(DischargeRetrySettings.retries(2, 100, 1_000, 0, 2_000)));
+    }
+
+    @Test
     void negativeRetriesOrANonPositiveTimeoutAreRefused() {
         assertEquals("handoff.reaper.discharge-retries must be 0 or more, was -1",
                 refusal(DischargeRetrySettings.retries(-1, 100, 1_000, 0, 30_000)));
