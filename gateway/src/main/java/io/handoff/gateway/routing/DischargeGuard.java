@@ -58,6 +58,12 @@ final class DischargeGuard {
             throw new IllegalArgumentException("handoff.reaper.discharge-retry-delay (" + delay + " ms) must be shorter"
                     + " than half of handoff.reaper.claim-ttl (" + budget + " ms), which bounds the immediate retries");
         }
+        // SmallRye requires it too, but only when the guard first runs, failing the discharge call itself
+        if (budget <= maxDelay) {
+            throw new IllegalArgumentException("handoff.reaper.discharge-retry-max-delay (" + maxDelay + " ms) must be"
+                    + " shorter than half of handoff.reaper.claim-ttl (" + budget + " ms), which bounds the immediate"
+                    + " retries");
+        }
         this.guard = TypedGuard.create(new TypeLiteral<Uni<DischargeResult>>() {
         })
                 .withDescription("engine discharge call")
