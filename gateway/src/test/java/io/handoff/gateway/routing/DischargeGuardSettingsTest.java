@@ -42,6 +42,16 @@ class DischargeGuardSettingsTest {
     }
 
     @Test
+    void aTimeoutLongerThanHalfTheClaimTtlIsRefused() {
+        // the last try may start as the retries' half of the claim ends; it must end before the claim does (half
+        // exactly is accepted: DischargeRetrySettings.retries gives every guard of DischargeGuardBackoffTest that)
+        assertEquals("handoff.reaper.discharge-timeout (1501 ms) must be at most half of handoff.reaper.claim-ttl"
+                + " (1500 ms): every try must end before the claim runs out and another replica may discharge the"
+                + " same KV again", refusal(new DischargeRetrySettings(Duration.ofMillis(1_501), 2,
+                        Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ZERO, Duration.ofSeconds(3))));
+    }
+
+    @Test
     void negativeRetriesOrANonPositiveTimeoutAreRefused() {
         assertEquals("handoff.reaper.discharge-retries must be 0 or more, was -1",
                 refusal(DischargeRetrySettings.retries(-1, 100, 1_000, 0, 30_000)));

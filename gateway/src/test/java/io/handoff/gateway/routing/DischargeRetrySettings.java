@@ -12,9 +12,12 @@ import java.time.Duration;
 record DischargeRetrySettings(Duration dischargeTimeout, int dischargeRetries, Duration dischargeRetryDelay,
         Duration dischargeRetryMaxDelay, Duration dischargeRetryJitter, Duration claimTtl) implements ReaperConfig {
 
-    /** A timeout no try comes near, so that every try ends as the test answers it. */
+    /**
+     * The longest timeout the claim allows (half its TTL), which no try of these tests comes near, so that every try
+     * ends as the test answers it.
+     */
     static DischargeRetrySettings retries(int retries, long delayMs, long maxDelayMs, long jitterMs, long claimTtlMs) {
-        return new DischargeRetrySettings(Duration.ofSeconds(30), retries, Duration.ofMillis(delayMs),
+        return new DischargeRetrySettings(Duration.ofMillis(claimTtlMs / 2), retries, Duration.ofMillis(delayMs),
                 Duration.ofMillis(maxDelayMs), Duration.ofMillis(jitterMs), Duration.ofMillis(claimTtlMs));
     }
 
