@@ -326,6 +326,7 @@ final class Checks {
         v.figure("KV discharged more than once (an id aborted again; an open defect)", repeats.unexcused());
         repeats.lines().forEach(v::note);
         v.figure("decodes that read lost or recycled KV (corrupt_kv_reads)", corrupt);
+        CancelPhases.check(statsByEngine, v);
     }
 
     private interface Read {

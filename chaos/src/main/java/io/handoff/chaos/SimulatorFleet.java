@@ -18,6 +18,13 @@ final class SimulatorFleet {
 
     static final String MODEL = "chaos-model";
     static final List<String> FAMILIES = List.of("vllm", "sglang", "trtllm", "openengine");
+    /**
+     * Every prefill and every KV transfer take this long, as real ones do: without them a prefill answers as it starts
+     * and a decode's first token follows its start at once, and hardly any client's deadline lands during a prefill or
+     * in a decode before its first token, phases {@link CancelPhases} requires a cancel in.
+     */
+    static final int PREFILL_LATENCY_MS = 10;
+    static final int TRANSFER_LATENCY_MS = 15;
 
     /** One engine as the fleet printed it: {@code vllm    prefill  http://127.0.0.1:p engine_id=... {grpc=...}}. */
     record Engine(String family, String role, String url, int auxPort, int grpcPort) {
@@ -42,7 +49,9 @@ final class SimulatorFleet {
         List<String> command = List.of(Java.binary(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dvertx.disableDnsResolver=true", "-cp", classPath, "io.handoff.simulator.SimulatorMain", "--fleet",
                 "--port", "0", "--families", String.join(",", FAMILIES), "--model", MODEL,
-                "--token-interval-ms", Integer.toString(tokenIntervalMs), "--abort-request-timeout-ms", hold,
+                "--token-interval-ms", Integer.toString(tokenIntervalMs),
+                "--prefill-latency-ms", Integer.toString(PREFILL_LATENCY_MS),
+                "--transfer-latency-ms", Integer.toString(TRANSFER_LATENCY_MS), "--abort-request-timeout-ms", hold,
                 "--kv-transfer-timeout-ms", hold, "--kv-session-timeout-ms", hold, "--bootstrap-timeout-ms", hold,
                 "--waiting-timeout-ms", hold, "--abort-cleanup", "true");
         ChildProcess p = ChildProcess.start("simulator", command, dir.resolve("simulator.log"));

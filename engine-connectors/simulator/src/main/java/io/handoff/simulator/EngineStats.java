@@ -36,6 +36,19 @@ public final class EngineStats {
     /** Native aborts received (per {@link AbortLedger}), and those naming an id already aborted: a repeated discharge. */
     public static final String ABORTS_TOTAL = "aborts_total";
     public static final String ABORTS_REPEATED_TOTAL = "aborts_repeated_total";
+    /**
+     * Handoff legs whose client cancelled them (its connection or stream went away, or a native abort named the
+     * running request), each counted once, in the phase it was in: a prefill leg before its answer was sent; a decode
+     * leg before its first token reached the client (waiting for a slot, for the KV, or for the prefill), or after at
+     * least one had. Not counted: aggregated requests, a request already over (a native abort of KV parked after its
+     * prefill is {@code freed_by_abort}), a stream the engine cut itself (a fault), a crash. The engine's client is
+     * whoever called it: a gateway that gives up on a leg because its own client left, its deadline passed or the
+     * other leg failed cancels it as any client would. Each family says in its package documentation how it tells the
+     * phases apart.
+     */
+    public static final String CANCELLED_DURING_PREFILL = "cancelled_during_prefill";
+    public static final String CANCELLED_BEFORE_FIRST_TOKEN = "cancelled_before_first_token";
+    public static final String CANCELLED_MID_STREAM = "cancelled_mid_stream";
     /** Prompt tokens prefills found in the prefix cache, and those they computed. */
     public static final String PREFIX_HIT_TOKENS = "prefix_cache_hit_tokens";
     public static final String PREFIX_MISS_TOKENS = "prefix_cache_miss_tokens";
@@ -52,7 +65,8 @@ public final class EngineStats {
             FREED_BY_ABORT, FREED_BY_TIMEOUT, FREED_BY_FAILURE, FREED_BY_FINISH, BLOCKS_FREED_BY_PULL, BLOCKS_FREED_BY_ABORT,
             BLOCKS_FREED_BY_TIMEOUT, TRANSFERS_RECEIVED, LEAKED_TOTAL, LOST_BY_CRASH, LOCAL_PREFILL_FALLBACKS,
             CORRUPT_KV_READS, CRASHES, RESTARTS, FAULT_ERRORS, FAULT_RESETS, FAULT_CUTS, HOLDS_PINNED_TOTAL,
-            HOLDS_ENDED_TOTAL, PREFIX_HIT_TOKENS, PREFIX_MISS_TOKENS, ABORTS_TOTAL, ABORTS_REPEATED_TOTAL}) {
+            HOLDS_ENDED_TOTAL, PREFIX_HIT_TOKENS, PREFIX_MISS_TOKENS, ABORTS_TOTAL, ABORTS_REPEATED_TOTAL,
+            CANCELLED_DURING_PREFILL, CANCELLED_BEFORE_FIRST_TOKEN, CANCELLED_MID_STREAM}) {
             counters.put(k, 0L);
         }
     }
@@ -67,6 +81,24 @@ public final class EngineStats {
 
     public long get(String name) {
         return counters.getOrDefault(name, 0L);
+    }
+
+    /** Counts a cancel of a running job once, in its phase (see {@link #CANCELLED_DURING_PREFILL}). */
+    void countCancel(Job j) {
+        if (j.isDone() || j.isAborted() || j.cancelCounted) {
+            return;
+        }
+        j.cancelCounted = true;
+        switch (j.leg()) {
+            case PREFILL:
+                inc(CANCELLED_DURING_PREFILL);
+                break;
+            case DECODE:
+                inc(j.hasSentToken() ? CANCELLED_MID_STREAM : CANCELLED_BEFORE_FIRST_TOKEN);
+                break;
+            default:
+                break;
+        }
     }
 
     void countFreed(FreeReason reason, int blocks) {

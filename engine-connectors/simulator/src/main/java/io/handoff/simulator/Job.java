@@ -18,6 +18,9 @@ public final class Job {
     boolean queued;
     boolean done;
     boolean aborted;
+    private Leg leg = Leg.NONE;
+    private boolean tokenSent;
+    boolean cancelCounted;
     private final List<Long> timers = new ArrayList<>();
     private Runnable onAbort = () -> { };
     private Object state;
@@ -51,6 +54,24 @@ public final class Job {
     /** Marks the job finished from the engine's point of view: a later client abort is ignored. */
     public void markDone() {
         done = true;
+    }
+
+    /** Marks the job as one leg of a handoff, so that a cancel of it is counted by phase. */
+    public void leg(Leg l) {
+        this.leg = l;
+    }
+
+    public Leg leg() {
+        return leg;
+    }
+
+    /** Notes that at least one output token reached the client: a cancel from now on is mid-stream. */
+    public void tokenSent() {
+        tokenSent = true;
+    }
+
+    public boolean hasSentToken() {
+        return tokenSent;
     }
 
     /** What to undo when the job is aborted (release holds, notify peers). Runs once, on the event loop. */

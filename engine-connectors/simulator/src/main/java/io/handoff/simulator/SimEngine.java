@@ -517,7 +517,16 @@ public abstract class SimEngine extends AbstractVerticle {
         if (!j.done && !j.aborted) {
             aborts.aborted("request " + j.id());
         }
+        cancelled(j);
         abort(j);
+    }
+
+    /**
+     * A client cancelled {@code j} (closed its connection, or aborted it natively while it ran): counted once, in the
+     * phase of the handoff it landed in; nothing for a job already over. Call it before aborting the job.
+     */
+    protected void cancelled(Job j) {
+        stats.countCancel(j);
     }
 
     /** Aborts a job that is not done: cancels its timers, leaves the queue, runs its abort hook, frees its blocks. */
@@ -578,13 +587,15 @@ public abstract class SimEngine extends AbstractVerticle {
 
     /**
      * Emits SSE events one by one, {@code tokenIntervalMs} apart (or all at once), then {@code [DONE]}; stops if the
-     * job was aborted or the stream closed; runs {@code onEnd} in every case once the emission stops.
+     * job was aborted or the stream closed; runs {@code onEnd} in every case once the emission stops. Events from
+     * index {@code firstTokenEvent} on carry tokens (a chat stream opens with a role-only event): once one is out,
+     * a cancel of the job is mid-stream.
      */
-    protected void emit(Job job, SseWriter w, List<String> events, Runnable onEnd) {
+    protected void emit(Job job, SseWriter w, List<String> events, int firstTokenEvent, Runnable onEnd) {
         long interval = config.tokenIntervalMs;
         if (interval <= 0) {
-            for (String e : events) {
-                if (!w.event(e)) {
+            for (int i = 0; i < events.size(); i++) {
+                if (!sent(job, w, events, i, firstTokenEvent)) {
                     onEnd.run();
                     return;
                 }
@@ -593,10 +604,11 @@ public abstract class SimEngine extends AbstractVerticle {
             onEnd.run();
             return;
         }
-        emitFrom(job, w, events, 0, interval, onEnd);
+        emitFrom(job, w, events, 0, firstTokenEvent, interval, onEnd);
     }
 
-    private void emitFrom(Job job, SseWriter w, List<String> events, int i, long interval, Runnable onEnd) {
+    private void emitFrom(Job job, SseWriter w, List<String> events, int i, int firstTokenEvent, long interval,
+        Runnable onEnd) {
         if (job.aborted) {
             return;
         }
@@ -605,11 +617,21 @@ public abstract class SimEngine extends AbstractVerticle {
             onEnd.run();
             return;
         }
-        if (!w.event(events.get(i))) {
+        if (!sent(job, w, events, i, firstTokenEvent)) {
             onEnd.run();
             return;
         }
-        job.timer(vertx, interval, () -> emitFrom(job, w, events, i + 1, interval, onEnd));
+        job.timer(vertx, interval, () -> emitFrom(job, w, events, i + 1, firstTokenEvent, interval, onEnd));
+    }
+
+    private static boolean sent(Job job, SseWriter w, List<String> events, int i, int firstTokenEvent) {
+        if (!w.event(events.get(i))) {
+            return false;
+        }
+        if (i >= firstTokenEvent) {
+            job.tokenSent();
+        }
+        return true;
     }
 
     /** Runs {@code then} once a non-streamed request has "decoded" {@code tokens} tokens at the configured pace. */

@@ -13,7 +13,9 @@
  *   <li>{@link io.handoff.simulator.Tokenizer}, {@link io.handoff.simulator.OutputModel},
  *       {@link io.handoff.simulator.Generation}: the deterministic model, so that aggregated and disaggregated runs
  *       of one prompt give the same tokens and a decode from lost KV gives different ones;</li>
- *   <li>{@link io.handoff.simulator.Faults} and {@link io.handoff.simulator.EngineStats};</li>
+ *   <li>{@link io.handoff.simulator.Faults} and {@link io.handoff.simulator.EngineStats}, with the clients' cancels
+ *       counted by the phase of the handoff they landed in (a {@link io.handoff.simulator.Job}'s
+ *       {@link io.handoff.simulator.Leg}, and whether a token went out);</li>
  *   <li>{@link io.handoff.simulator.SimulatorMain} and {@link io.handoff.simulator.SimFleet} to run engines on their
  *       own.</li>
  * </ul>

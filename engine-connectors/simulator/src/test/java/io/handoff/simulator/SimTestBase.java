@@ -1,6 +1,7 @@
 package io.handoff.simulator;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -40,6 +41,17 @@ public abstract class SimTestBase {
     protected <E extends SimEngine> E start(E engine) {
         started.add(engine);
         return engine.startBlocking(vertx);
+    }
+
+    /**
+     * Polls until the engine's client cancels by phase are these: during the prefill, before the first token,
+     * mid-stream. A cancel counted in the wrong phase never reaches them.
+     */
+    protected static void awaitCancels(SimEngine e, long duringPrefill, long beforeFirstToken, long midStream) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+            .untilAsserted(() -> assertEquals(List.of(duringPrefill, beforeFirstToken, midStream), List.of(
+                e.stat(EngineStats.CANCELLED_DURING_PREFILL), e.stat(EngineStats.CANCELLED_BEFORE_FIRST_TOKEN),
+                e.stat(EngineStats.CANCELLED_MID_STREAM)), "cancels: during prefill, before first token, mid-stream"));
     }
 
     /** Polls until the engine's stat has the value (no long sleeps). */

@@ -70,6 +70,14 @@ public final class OpenAiWire {
         return o;
     }
 
+    /**
+     * The index of the first event of {@link #streamEvents} that carries a token: a chat stream opens with a role-only
+     * event. Past the end when the generation has none.
+     */
+    public static int firstTokenEvent(OpenAiRequest req, Generation g) {
+        return g.size() == 0 ? Integer.MAX_VALUE : req.kind == OpenAiRequest.Kind.CHAT ? 1 : 0;
+    }
+
     /** SSE payloads (without {@code data: }) for one streamed choice, then the usage chunk if asked for. */
     public List<String> streamEvents(OpenAiRequest req, String id, long created, String model, Generation g,
         ObjectNode usage) {

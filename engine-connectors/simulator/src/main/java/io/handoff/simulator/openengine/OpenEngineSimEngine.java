@@ -30,6 +30,7 @@ import io.handoff.simulator.FreeReason;
 import io.handoff.simulator.Http;
 import io.handoff.simulator.Job;
 import io.handoff.simulator.KvHold;
+import io.handoff.simulator.Leg;
 import io.handoff.simulator.OutputModel;
 import io.handoff.simulator.PeerCall;
 import io.handoff.simulator.Reject;
@@ -246,6 +247,7 @@ public final class OpenEngineSimEngine extends SimEngine {
         }
         call.request = r;
         call.job = newJob(r.requestId, null);
+        call.job.leg(r.session != null ? Leg.DECODE : config.role == Role.PREFILL ? Leg.PREFILL : Leg.NONE);
         active.put(r.requestId, call);
         if (r.session != null) {
             decodeFromSession(call);
@@ -402,6 +404,9 @@ public final class OpenEngineSimEngine extends SimEngine {
                 retire(call);
                 return;
             }
+            if (e.hasToken()) {
+                job.tokenSent();
+            }
             if (last) {
                 call.complete();
                 return;
@@ -417,6 +422,7 @@ public final class OpenEngineSimEngine extends SimEngine {
     void clientCancelled(GenerateCall call) {
         call.markCancelled();
         if (call.job != null) {
+            cancelled(call.job);
             abort(call.job);
             retire(call);
         }
@@ -547,6 +553,7 @@ public final class OpenEngineSimEngine extends SimEngine {
         if (c.job.isDone() || c.job.isAborted()) {
             return false;
         }
+        cancelled(c.job);
         abort(c.job);
         retire(c);
         if (!c.streaming) {

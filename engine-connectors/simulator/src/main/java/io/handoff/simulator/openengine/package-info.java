@@ -14,5 +14,12 @@
  * prompt gives the same tokens here as on the HTTP families. The gRPC server is plain grpc-java (grpc-netty); every
  * call hops onto the engine's event loop, where all engine state lives. The KV "transfer" between simulators is an
  * HTTP pull on the prefill's {@code kv_transfer} auxiliary port, named in the session ref's endpoints.
+ *
+ * <p>Client cancels by phase ({@code cancelled_*} in {@code /sim/stats}): a cancelled Generate stream, or a
+ * {@code Control.Abort} naming a running request (by id, by the session it produces or pulls, or all). A prefill-role
+ * Generate is cancelled during its prefill until its PrefillReady; a Generate with {@code kv.session} before its first
+ * token while it pulls the KV, mid-stream once a TokenOutput went out. An Abort of parked KV frees it
+ * ({@code freed_by_abort}) and is no cancel. A prefill that takes no time (no {@code prefill-latency-ms}) ends as it is
+ * admitted: only while it waits for a slot can it be cancelled during its prefill.
  */
 package io.handoff.simulator.openengine;

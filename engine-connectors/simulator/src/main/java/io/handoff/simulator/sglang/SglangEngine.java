@@ -9,6 +9,7 @@ import io.handoff.simulator.Generation;
 import io.handoff.simulator.Http;
 import io.handoff.simulator.Job;
 import io.handoff.simulator.KvHold;
+import io.handoff.simulator.Leg;
 import io.handoff.simulator.OutputModel;
 import io.handoff.simulator.PeerCall;
 import io.handoff.simulator.Reject;
@@ -116,6 +117,8 @@ public final class SglangEngine extends SimEngine {
 
     @Override
     protected void onClientClosed(Job j) {
+        // counted where the client left, even if the engine notices it later
+        cancelled(j);
         if (cfg.disconnectAbortDelayMs > 0) {
             vertx.setTimer(cfg.disconnectAbortDelayMs, t -> abort(j));
         } else {
@@ -139,6 +142,7 @@ public final class SglangEngine extends SimEngine {
             }
         }
         Job job = newJob(r.rid, rc);
+        job.leg(cfg.role == Role.PREFILL ? Leg.PREFILL : cfg.role == Role.DECODE ? Leg.DECODE : Leg.NONE);
         job.state(r);
         r.job = job;
         if (r.stream) {
@@ -173,7 +177,8 @@ public final class SglangEngine extends SimEngine {
         JsonNode finish = finishOverride != null ? finishOverride : SglangWire.finishReason(g);
         if (r.api == SglRequest.Api.GENERATE) {
             if (r.sse != null) {
-                emit(job, r.sse, SglangWire.streamEvents(r, g, finish), () -> finish(job));
+                emit(job, r.sse, SglangWire.streamEvents(r, g, finish), SglangWire.firstTokenEvent(g),
+                    () -> finish(job));
             } else {
                 ObjectNode out = SglangWire.output(r, g, g.size(), finish, true);
                 afterDecoding(job, g.size(), () -> {
@@ -186,7 +191,7 @@ public final class SglangEngine extends SimEngine {
         ObjectNode usage = OpenAiWire.usage(r.promptIds.length, g.size(), null);
         if (r.sse != null) {
             emit(job, r.sse, wire.streamEvents(r.openai, "cmpl-" + r.rid, r.created, config.model, g, usage),
-                () -> finish(job));
+                OpenAiWire.firstTokenEvent(r.openai, g), () -> finish(job));
         } else {
             ObjectNode out = wire.response(r.openai, r.rid, r.created, config.model, g, r.promptIds.length, usage);
             afterDecoding(job, g.size(), () -> {
@@ -408,6 +413,7 @@ public final class SglangEngine extends SimEngine {
             for (Job j : new ArrayList<>(jobs)) {
                 SglRequest r = j.state();
                 if (r != null && !j.isDone() && (all || r.rid.startsWith(rid))) {
+                    cancelled(j);
                     answerAbort(r, "Abort request rid=" + r.rid, null);
                     abort(j);
                 }

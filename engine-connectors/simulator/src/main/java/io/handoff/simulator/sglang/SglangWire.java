@@ -66,6 +66,11 @@ final class SglangWire {
         return o;
     }
 
+    /** The index of the first event of {@link #streamEvents} that carries a token: the first, unless there is none. */
+    static int firstTokenEvent(Generation g) {
+        return g.size() == 0 ? Integer.MAX_VALUE : 0;
+    }
+
     static List<String> streamEvents(SglRequest r, Generation g, JsonNode finish) {
         List<String> out = new ArrayList<>();
         int n = g.size();

@@ -10,5 +10,11 @@
  * {@code SGLANG_DISAGGREGATION_WAITING_TIMEOUT} (decode). A duplicate in-flight room crashes the engine; an
  * {@code n>1} request with one scalar room never pairs and hangs until the timeout; a prefill abort does not tell the
  * decode. {@code POST /abort_request} matches rids by prefix and always answers 200.
+ *
+ * <p>Client cancels by phase ({@code cancelled_*} in {@code /sim/stats}): a closed connection (counted when it closes,
+ * even with a {@code disconnect-abort-delay-ms}) or an {@code /abort_request} naming a running rid. The engine's role
+ * names the leg: a prefill is cancelled during its prefill until it answered (waiting in the bootstrap queue for its
+ * decode included); a decode before its first token while it waits for its prefill's KV, mid-stream once a token went
+ * out.
  */
 package io.handoff.simulator.sglang;

@@ -9,6 +9,7 @@ import io.handoff.simulator.Generation;
 import io.handoff.simulator.Http;
 import io.handoff.simulator.Job;
 import io.handoff.simulator.KvHold;
+import io.handoff.simulator.Leg;
 import io.handoff.simulator.OutputModel;
 import io.handoff.simulator.PeerCall;
 import io.handoff.simulator.Reject;
@@ -125,6 +126,12 @@ public final class TrtllmEngine extends SimEngine {
             this.id = id;
         }
 
+        /** A context-only request is the prefill leg, a generation-only one the decode leg. */
+        Leg leg() {
+            String type = dp == null ? "" : dp.path("request_type").asText("").toLowerCase();
+            return type.equals("context_only") ? Leg.PREFILL : type.equals("generation_only") ? Leg.DECODE : Leg.NONE;
+        }
+
         int scheduleStyle() {
             return dp == null ? 0 : dp.path("schedule_style").asInt(0);
         }
@@ -233,6 +240,7 @@ public final class TrtllmEngine extends SimEngine {
 
     private void begin(Call call) {
         call.job = newJob(String.valueOf(call.id), call.rc);
+        call.job.leg(call.leg());
         if (call.dp != null) {
             inFlight.add(call.id);
         }
@@ -256,7 +264,7 @@ public final class TrtllmEngine extends SimEngine {
         Job job = call.job;
         if (call.sse != null) {
             emit(job, call.sse, wire.streamEvents(call.req, call.responseId, call.created, config.model, g, usage),
-                () -> {
+                OpenAiWire.firstTokenEvent(call.req, g), () -> {
                     end(call);
                     finish(job);
                 });

@@ -8,5 +8,10 @@
  * {@code schedule_style 1} (generation-first) the generation request arrives first, registers its receiver at the
  * context's {@code ctx_info_endpoint} and waits; the context request waits for that receiver before it prefills and
  * pushes. The only engine-side cleanup is {@code kv_transfer_timeout_ms}; there is no release API.
+ *
+ * <p>Client cancels by phase ({@code cancelled_*} in {@code /sim/stats}): trtllm-serve's only cancel is a closed
+ * connection. A {@code context_only} request is cancelled during its prefill until it answered (waiting for its
+ * generation's receiver included); a {@code generation_only} one before its first token while it receives the KV,
+ * mid-stream once a token event is out.
  */
 package io.handoff.simulator.trtllm;

@@ -49,7 +49,7 @@ final class VllmDecodeLeg {
     }
 
     void start(VllmEngine.Call call, ObjectNode params) {
-        Job job = engine.job(call.internalId, call.rc);
+        Job job = engine.job(call);
         SseWriter w = engine.openStream(call);
         State st = new State();
         if (engine.cfg.mode == VllmConfig.Mode.LEASE) {

@@ -11,6 +11,7 @@ import io.handoff.simulator.HoldTable;
 import io.handoff.simulator.Http;
 import io.handoff.simulator.Job;
 import io.handoff.simulator.KvHold;
+import io.handoff.simulator.Leg;
 import io.handoff.simulator.OutputModel;
 import io.handoff.simulator.PeerCall;
 import io.handoff.simulator.Reject;
@@ -148,7 +149,9 @@ public final class VllmEngine extends SimEngine {
         }
         String externalId = (kind == OpenAiRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-") + xrid;
         String internalId = externalId + "-" + String.format("%08x", ThreadLocalRandom.current().nextInt());
-        Call call = new Call(rc, req, externalId, internalId);
+        // a decode that falls back to a local prefill is still the decode leg its client asked for
+        Leg leg = remotePrefill ? Leg.DECODE : remoteDecode ? Leg.PREFILL : Leg.NONE;
+        Call call = new Call(rc, req, externalId, internalId, leg);
         if (remotePrefill) {
             if (VllmDecodeLeg.complete(ktp)) {
                 decodeLeg.start(call, (ObjectNode) ktp);
@@ -192,19 +195,21 @@ public final class VllmEngine extends SimEngine {
         final OpenAiRequest req;
         final String externalId;
         final String internalId;
+        final Leg leg;
         final long created = System.currentTimeMillis() / 1000;
 
-        Call(RoutingContext rc, OpenAiRequest req, String externalId, String internalId) {
+        Call(RoutingContext rc, OpenAiRequest req, String externalId, String internalId, Leg leg) {
             this.rc = rc;
             this.req = req;
             this.externalId = externalId;
             this.internalId = internalId;
+            this.leg = leg;
         }
     }
 
     /** An aggregated request (or a decode that prefills locally). */
     void local(Call call) {
-        Job job = newJob(call.internalId, call.rc);
+        Job job = job(call);
         SseWriter w = openStream(call);
         int max = effectiveMaxTokens(call.req);
         scheduler.submit(job, blocksFor(call.req.promptIds.length, max), j -> j.timer(vertx,
@@ -233,7 +238,7 @@ public final class VllmEngine extends SimEngine {
         ObjectNode usage = OpenAiWire.usage(call.req.promptIds.length, g.size(), null);
         if (w != null) {
             emit(job, w, wire.streamEvents(call.req, call.externalId, call.created, config.model, g, usage),
-                () -> finish(job));
+                OpenAiWire.firstTokenEvent(call.req, g), () -> finish(job));
             return;
         }
         ObjectNode resp = wire.response(call.req, call.externalId, call.created, config.model, g,
@@ -263,7 +268,7 @@ public final class VllmEngine extends SimEngine {
     // ------------------------------------------------------------------ prefill leg
 
     private void prefillLeg(Call call) {
-        Job job = newJob(call.internalId, call.rc);
+        Job job = job(call);
         SseWriter w = openStream(call);
         int max = effectiveMaxTokens(call.req);
         int promptBlocks = pool.blocksFor(call.req.promptIds.length);
@@ -364,8 +369,11 @@ public final class VllmEngine extends SimEngine {
         return scheduler;
     }
 
-    Job job(String id, RoutingContext rc) {
-        return newJob(id, rc);
+    /** The job of a client request, marked with the handoff leg it is (a client cancel is counted by phase). */
+    Job job(Call call) {
+        Job job = newJob(call.internalId, call.rc);
+        job.leg(call.leg);
+        return job;
     }
 
     void abortJob(Job j) {
