@@ -36,6 +36,8 @@ final class HeldLedger {
     private final String requestId;
     /** By obligation id: the obligation as the run knows it, and whether the store has it. */
     private final Map<String, Entry> entries = new LinkedHashMap<>();
+    /** What each leg's completed native abort released, as the connector knows it; also for holds noted later. */
+    private final List<Predicate<HeldKv>> abortsCompleted = new ArrayList<>();
     private boolean closed;
     private volatile boolean pulled;
     private Uni<Void> writing = Uni.createFrom().voidItem();
@@ -64,9 +66,10 @@ final class HeldLedger {
             for (HeldKv h : held) {
                 CleanupObligation o = CleanupObligation.pending(h.id(), route, h.endpoint().name(), h.resource(),
                         h.handle(), h.heldUntil(), h.freedByPull());
-                entries.put(o.id(), new Entry(o, h, false, false));
+                boolean released = abortsCompleted.stream().anyMatch(abort -> abort.test(h));
+                entries.put(o.id(), new Entry(o, h, false, released));
                 if (closed) {
-                    late.add(o);
+                    late.add(released ? o.releasedByAbort() : o);
                 }
             }
         }
@@ -84,10 +87,14 @@ final class HeldLedger {
     }
 
     /**
-     * A leg's native abort completed: the holds noted so far that it {@code released} (as the connector knows) are
-     * settled by it. A hold noted later, or recorded by another run, is discharged as usual.
+     * A leg's native abort completed: the holds it {@code released} (as the connector knows) are settled by it, those
+     * noted so far and those noted after it. A leg reports what it held as it ends, and the abort is what ends it: its
+     * failure, or the cancel of a prefill whose answer never came, names the same holds (the same native id, on the
+     * same engine) once the abort has answered. Noted anew, they were discharged a second time. A hold recorded by
+     * another run (a participant's prefill) is discharged as usual.
      */
     synchronized void releasedByAbort(Predicate<HeldKv> released) {
+        abortsCompleted.add(released);
         entries.replaceAll((id, e) -> e.held != null && !e.releasedByAbort && released.test(e.held)
                 ? new Entry(e.obligation, e.held, e.written, true) : e);
     }

@@ -96,6 +96,56 @@ class HeldLedgerTest {
         assertEquals(1, engines.callsFor(session.id()).size());
     }
 
+    /**
+     * The abort ends the leg, and the leg reports what it held as it ends: its failure names the same hold again,
+     * after the abort answered. Noted anew, the hold lost its settlement and the session's end discharged it again.
+     */
+    @Test
+    void aHoldReportedAgainAfterItsLegsAbortAnsweredStaysSettled() {
+        Session session = allocate("req-3");
+        HeldLedger ledger = new HeldLedger(sessions, "t1", session, "route-a", "req-3");
+        ledger.note(List.of(prefillHold("rid-3-p")));
+        join(ledger.record());
+        ledger.releasedByAbort(h -> "rid-3-p".equals(h.handle().get("rid")));
+        ledger.note(List.of(prefillHold("rid-3-p"))); // the failed leg's report
+
+        join(sessions.end("t1", session.id(), SessionState.FAILED, "cancelled", OptionalLong.empty(),
+                join(ledger.closing())));
+        assertEquals(List.of(), engines.calls());
+        assertEquals(CleanupObligation.Status.DISCHARGED, obligation(session).status());
+    }
+
+    /** A cancelled prefill's possible hold is noted when its subscription is cancelled, which can be after the end. */
+    @Test
+    void aHoldNotedAfterTheEndAndItsLegsAbortIsRecordedDischarged() {
+        Session session = allocate("req-4");
+        HeldLedger ledger = new HeldLedger(sessions, "t1", session, "route-a", "req-4");
+        ledger.releasedByAbort(h -> "rid-4-p".equals(h.handle().get("rid")));
+        join(sessions.end("t1", session.id(), SessionState.FAILED, "cancelled", OptionalLong.empty(),
+                join(ledger.closing())));
+
+        ledger.note(List.of(prefillHold("rid-4-p")));
+        Awaitility.await("the late hold written").atMost(Duration.ofSeconds(10))
+                .until(() -> !join(store.find(session.id())).orElseThrow().obligations().isEmpty());
+        assertEquals(CleanupObligation.Status.DISCHARGED, obligation(session).status());
+        ledger.note(List.of(new HeldKv("decode@decode-0", new Endpoint("decode-0", URI.create("http://decode-0")),
+                "decode-preallocated-kv", Map.of("rid", "rid-4-d"), null, true))); // not what the abort named
+        Awaitility.await("the other hold written").atMost(Duration.ofSeconds(10))
+                .until(() -> join(store.find(session.id())).orElseThrow().obligations().size() == 2);
+        assertEquals(List.of("decode@decode-0"), join(store.find(session.id())).orElseThrow().pendingObligations()
+                .stream().map(CleanupObligation::id).toList(), "owed as before");
+    }
+
+    private Session allocate(String requestId) {
+        return join(sessions.allocate("t1", new AllocateCommand(requestId, "llama", "key-" + requestId,
+                Optional.empty(), Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), ""))).session();
+    }
+
+    private static HeldKv prefillHold(String rid) {
+        return new HeldKv("prefill@prefill-0", new Endpoint("prefill-0", URI.create("http://prefill-0")),
+                "prefill-bootstrap-kv", Map.of("rid", rid), null, true);
+    }
+
     private CleanupObligation obligation(Session session) {
         return join(store.find(session.id())).orElseThrow().obligations().get(0);
     }

@@ -90,8 +90,10 @@ public interface EngineConnector extends AutoCloseable {
      * Whether an {@link #abort} of {@code leg} that completed without failure released {@code held}: true only where
      * that abort is the very engine call the hold's {@link #discharge} would make (the same id, on the same
      * endpoint). The gateway then settles the hold as discharged with the session's end instead of discharging it
-     * a second time, so that each held KV is discharged once. False by default: an abort that only closes a stream,
-     * or that names the leg by another id than the hold's discharge does, proves nothing about the hold.
+     * a second time, so that each held KV is discharged once, whether the leg reported the hold before the abort
+     * completed or after it (as it ends, failed or cancelled by the abort). False by default: an abort that only
+     * closes a stream, or that names the leg by another id than the hold's discharge does, proves nothing about the
+     * hold.
      */
     default boolean abortReleases(Handoff handoff, Leg leg, HeldKv held) {
         return false;
