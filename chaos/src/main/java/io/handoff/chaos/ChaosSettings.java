@@ -119,6 +119,12 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
     /** A replica's grace on SIGTERM ({@code handoff.stop.grace-period}): longer than any stream of the load. */
     static final long STOP_GRACE_MS = 5000;
 
+    /** How long a replica holds a cleanup ({@code handoff.reaper.claim-ttl}): short, so that takeovers happen. */
+    static final long CLAIM_TTL_MS = 3000;
+
+    /** The longest engine call of a discharge ({@code handoff.reaper.discharge-timeout}): at most half the claim. */
+    static final long DISCHARGE_TIMEOUT_MS = 1000;
+
     /** How long a SIGTERMed replica may take to exit: grace, the aborts' wait, Quarkus' own stop. */
     long termExitWithinMs() {
         return STOP_GRACE_MS + 2000 /* abort-timeout */ + 5000;
@@ -145,8 +151,8 @@ record ChaosSettings(int sessions, long maxLoadMs, int workers, long leaseMs, lo
         c.put("handoff.session.max-lease", holdMs + "ms");
         c.put("handoff.session.tombstone-retention", "2h");
         c.put("handoff.reaper.period", "500ms");
-        c.put("handoff.reaper.claim-ttl", "3s");
-        c.put("handoff.reaper.discharge-timeout", "1s"); // at most half the claim's TTL, as the gateway requires
+        c.put("handoff.reaper.claim-ttl", CLAIM_TTL_MS + "ms");
+        c.put("handoff.reaper.discharge-timeout", DISCHARGE_TIMEOUT_MS + "ms");
         c.put("handoff.reaper.retry-backoff", "1s");
         c.put("handoff.orchestration.keepalive-tick", "500ms");
         c.put("handoff.orchestration.abort-timeout", "2s");

@@ -320,10 +320,9 @@ final class Checks {
         v.figure("native aborts the engines received (per id: discharges, cancelled legs)",
                 statsByEngine.values().stream().mapToLong(s -> s.path("aborts_total").asLong()).sum());
         v.figure("  KV discharged again after a loss of the store's writes", repeats.afterLoss());
-        // a figure, not yet an invariant: a run that ends by a cancel or a failure aborts its legs natively and
-        // then discharges the same ids again (docs/reliability.md, "What the harness found"); it becomes a must-be-0
-        // row with the gateway's fix
-        v.figure("KV discharged more than once (an id aborted again; an open defect)", repeats.unexcused());
+        v.figure("  KV discharged again after a replica died between the engine's answer and its record",
+                repeats.afterDeath());
+        v.must("KV discharged more than once (an id aborted again, nothing excusing it)", 0, repeats.unexcused());
         repeats.lines().forEach(v::note);
         v.figure("decodes that read lost or recycled KV (corrupt_kv_reads)", corrupt);
         CancelPhases.check(statsByEngine, v);

@@ -3,6 +3,9 @@ package io.handoff.chaos;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class RepeatedDischargesTest {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static SimulatorFleet fleet;
     private final HttpClient client = HttpClient.newHttpClient();
 
@@ -60,6 +64,32 @@ class RepeatedDischargesTest {
         assertEquals(2, c.total());
         assertEquals(1, c.afterLoss(), "the repeat after the wipe is explained by it");
         assertEquals(1, c.unexcused(), "the earlier one still is not");
+    }
+
+    /**
+     * A replica killed just after it made the engine call dies before it writes what it did; its claim runs out, and
+     * another replica discharges again. Excused only with both marks of that: the death right after the first abort,
+     * and the second as late as a takeover of the claim. (The engines' list, as /sim/stats gives it, written here.)
+     */
+    @Test
+    void aRepeatIsExcusedByAReplicasDeathOnlyRightAfterTheFirstAndWithATakeoversDelay() {
+        History history = new History();
+        history.event("replica-killed", "r0-g1");
+        long killedAt = System.currentTimeMillis(); // the event's own stamp, or a few ms after it
+        long takeover = ChaosSettings.CLAIM_TTL_MS;
+        ObjectNode stats = JSON.createObjectNode().put("aborts_repeated_total", 3);
+        ArrayNode repeats = stats.putArray("aborts_repeated");
+        repeats.addObject().put("id", "rid died-mid-discharge").put("first_at_ms", killedAt - 100)
+                .put("again_at_ms", killedAt - 100 + takeover);
+        repeats.addObject().put("id", "rid too-soon-for-a-takeover").put("first_at_ms", killedAt - 100)
+                .put("again_at_ms", killedAt + 300);
+        repeats.addObject().put("id", "rid killed-long-after").put("first_at_ms", killedAt - 2_000)
+                .put("again_at_ms", killedAt - 2_000 + takeover);
+
+        RepeatedDischarges.Count c = RepeatedDischarges.count(Map.of("sglang-prefill", stats), history);
+        assertEquals(1, c.afterDeath(), c.lines().toString());
+        assertEquals(2, c.unexcused(), c.lines().toString());
+        assertEquals(0, c.afterLoss());
     }
 
     private RepeatedDischarges.Count count(History history) throws Exception {
