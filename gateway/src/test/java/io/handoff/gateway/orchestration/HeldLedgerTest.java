@@ -58,12 +58,9 @@ class HeldLedgerTest {
 
     @Test
     void aHoldItsLegsAbortReleasedIsNotDischargedAgainWhenTheEndWasNotWritten() {
-        Session session = join(sessions.allocate("t1", new AllocateCommand("req-1", "llama", "key-1",
-                Optional.empty(), Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), ""))).session();
+        Session session = allocate("req-1");
         HeldLedger ledger = new HeldLedger(sessions, "t1", session, "route-a", "req-1");
-        HeldKv held = new HeldKv("prefill@prefill-0", new Endpoint("prefill-0", URI.create("http://prefill-0")),
-                "prefill-bootstrap-kv", Map.of("rid", "rid-p"), null, true);
-        ledger.note(List.of(held));
+        ledger.note(List.of(prefillHold("rid-p")));
         join(ledger.record());
         assertEquals(CleanupObligation.Status.PENDING, obligation(session).status(), "written as owed");
 
@@ -81,11 +78,9 @@ class HeldLedgerTest {
 
     @Test
     void aHoldStillOwedIsDischargedOnceByWhoeverEndsTheSession() {
-        Session session = join(sessions.allocate("t1", new AllocateCommand("req-2", "llama", "key-2",
-                Optional.empty(), Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), ""))).session();
+        Session session = allocate("req-2");
         HeldLedger ledger = new HeldLedger(sessions, "t1", session, "route-a", "req-2");
-        ledger.note(List.of(new HeldKv("prefill@prefill-0", new Endpoint("prefill-0", URI.create("http://prefill-0")),
-                "prefill-bootstrap-kv", Map.of("rid", "rid-2-p"), null, true)));
+        ledger.note(List.of(prefillHold("rid-2-p")));
         ledger.endNotWritten(join(ledger.closing()));
         Awaitility.await("the hold written").atMost(Duration.ofSeconds(10))
                 .until(() -> !join(store.find(session.id())).orElseThrow().obligations().isEmpty());
