@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -128,7 +129,7 @@ public final class TrtllmEngine extends SimEngine {
 
         /** A context-only request is the prefill leg, a generation-only one the decode leg. */
         Leg leg() {
-            String type = dp == null ? "" : dp.path("request_type").asText("").toLowerCase();
+            String type = dp == null ? "" : dp.path("request_type").asText("").toLowerCase(Locale.ROOT);
             return type.equals("context_only") ? Leg.PREFILL : type.equals("generation_only") ? Leg.DECODE : Leg.NONE;
         }
 
