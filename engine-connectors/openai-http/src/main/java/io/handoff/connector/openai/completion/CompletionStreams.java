@@ -19,13 +19,7 @@ public final class CompletionStreams {
      * back for usage is still delivered before the failure.
      */
     public static Multi<GenerateResponse> events(Multi<CompletionChunk> chunks, String requestId) {
-        return Multi.createFrom().deferred(() -> {
-            CompletionEvents mapper = new CompletionEvents(requestId);
-            return chunks.onItem().<GenerateResponse>transformToIterable(mapper::accept)
-                    .onCompletion().switchTo(() -> Multi.createFrom().iterable(mapper.end()))
-                    .onFailure().recoverWithMulti(failure -> Multi.createFrom().iterable(mapper.abandon())
-                            .onCompletion().failWith(failure));
-        });
+        return new ChunkEventStream(chunks, requestId);
     }
 
     /** The events of one complete (non-streaming) answer. */

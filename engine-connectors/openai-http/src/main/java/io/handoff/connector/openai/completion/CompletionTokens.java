@@ -25,12 +25,30 @@ final class CompletionTokens {
     /** The TokenOutput of a choice, or null when the delta carries nothing new (e.g. a bare finish). */
     static TokenOutput of(CompletionChunk.Choice choice) {
         String text = choice.text() == null ? "" : choice.text();
+        if (choice.logprobs() == null) {
+            return withIdsOnly(choice.index(), text, choice.tokenIds());
+        }
         List<TokenInfo> tokens = tokens(choice);
         if (text.isEmpty() && tokens.isEmpty()) {
             return null;
         }
         TokenOutput.Builder out = TokenOutput.newBuilder().setOutputIndex(choice.index()).setText(text);
         return (tokens.isEmpty() ? out : out.addAllTokens(tokens)).build();
+    }
+
+    /**
+     * The usual delta, with no logprobs: its ids go straight into the output, without the lists of builders that
+     * logprobs need (this runs for every relayed token).
+     */
+    private static TokenOutput withIdsOnly(int index, String text, int[] ids) {
+        if (text.isEmpty() && (ids == null || ids.length == 0)) {
+            return null;
+        }
+        TokenOutput.Builder out = TokenOutput.newBuilder().setOutputIndex(index).setText(text);
+        for (int i = 0; ids != null && i < ids.length; i++) {
+            out.addTokens(TokenInfo.newBuilder().setTokenId(ids[i]));
+        }
+        return out.build();
     }
 
     private static List<TokenInfo> tokens(CompletionChunk.Choice choice) {
