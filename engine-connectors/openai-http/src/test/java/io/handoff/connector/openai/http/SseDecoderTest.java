@@ -57,6 +57,44 @@ class SseDecoderTest {
         assertFalse(SseDecoder.isDone("{\"a\":1}".getBytes(StandardCharsets.UTF_8)));
     }
 
+    @Test
+    void everyThreeWaySplitOfMixedEventsDecodesAlike() {
+        String stream = "data: {\"a\":1}\n\nevent: x\ndata: one\r\ndata:two\r\n\r\n: note\rdata: é\r\rdata: [DONE]\n\n";
+        byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
+        List<String> expected = List.of("{\"a\":1}", "one\ntwo", "é", "[DONE]");
+        for (int first = 0; first <= bytes.length; first++) {
+            for (int second = first; second <= bytes.length; second++) {
+                SseDecoder decoder = new SseDecoder();
+                List<String> events = new ArrayList<>(text(decoder.feed(Arrays.copyOfRange(bytes, 0, first))));
+                events.addAll(text(decoder.feed(Arrays.copyOfRange(bytes, first, second))));
+                events.addAll(text(decoder.feed(Arrays.copyOfRange(bytes, second, bytes.length))));
+                assertEquals(expected, events, "split at " + first + " and " + second);
+                assertFalse(decoder.hasPartialEvent());
+            }
+        }
+    }
+
+    @Test
+    void aChunkReusedByTheCallerAfterFeedingChangesNoEvent() {
+        SseDecoder decoder = new SseDecoder();
+        byte[] chunk = "data: abc\n".getBytes(StandardCharsets.UTF_8);
+        assertEquals(List.of(), decoder.feed(chunk));
+        Arrays.fill(chunk, (byte) 'x');
+        byte[] whole = "data: def\n\n".getBytes(StandardCharsets.UTF_8);
+        assertEquals(List.of("abc"), text(decoder.feed(new byte[] {'\n'})));
+        List<byte[]> payloads = decoder.feed(whole);
+        Arrays.fill(whole, (byte) 'y');
+        assertEquals(List.of("def"), text(payloads));
+    }
+
+    @Test
+    void manyEventsInOneChunkComeInOrder() {
+        SseDecoder decoder = new SseDecoder();
+        assertEquals(List.of("1", "2", "3"), text(decoder.feed("data: 1\n\ndata: 2\n\ndata: 3\n\n"
+                .getBytes(StandardCharsets.UTF_8))));
+        assertEquals(List.of("4"), text(decoder.feed("data: 4\n\n".getBytes(StandardCharsets.UTF_8))));
+    }
+
     private static List<String> text(List<byte[]> payloads) {
         return payloads.stream().map(p -> new String(p, StandardCharsets.UTF_8)).toList();
     }
