@@ -10,7 +10,6 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.smallrye.mutiny.Multi;
 import io.vertx.core.Vertx;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -69,11 +68,7 @@ final class BypassRun implements RunningRequest {
                 forward -> LegLimits.idle(route.connector().decodeLocally(request.getRequestId(), request,
                         decodeSlot.endpoint(), forward), route.settings().decodeIdleTimeout(), vertx))
                 .onFailure().invoke(f -> failure = f);
-        return EndableStream.until(decode, stop)
-                .onItem().transformToIterable(event -> {
-                    GenerateResponse relayed = relay.accept(event);
-                    return relayed == null ? List.of() : List.of(relayed);
-                })
+        return MapOrDrop.of(EndableStream.until(decode, stop), relay::accept)
                 .onCompletion().switchTo(() -> tail(ending.get() != null ? ending.get() : natural()))
                 .onFailure().recoverWithMulti(f -> {
                     EngineException e = Ending.Failed.asEngineFailure(f);

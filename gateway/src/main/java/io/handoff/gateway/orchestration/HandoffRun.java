@@ -123,11 +123,7 @@ public final class HandoffRun implements RunningRequest {
     }
 
     Multi<GenerateResponse> stream() {
-        return EndableStream.until(legs(), stop)
-                .onItem().transformToIterable(event -> {
-                    GenerateResponse relayed = relay.accept(event);
-                    return relayed == null ? List.of() : List.of(relayed);
-                })
+        return MapOrDrop.of(EndableStream.until(legs(), stop), relay::accept)
                 .onCompletion().switchTo(() -> finish(ending.get() != null ? ending.get() : natural()))
                 .onFailure().recoverWithMulti(this::legFailed)
                 .onCancellation().call(() -> end(decide(new Ending.CancelledByClient())))
