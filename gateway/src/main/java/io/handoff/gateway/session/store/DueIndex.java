@@ -23,7 +23,12 @@ import java.util.TreeMap;
  */
 final class DueIndex {
 
-    static final long TICK_MILLIS = 100;
+    /**
+     * A second: coarse enough that a bucket's tick holds several sessions at a busy gateway's rate (the sorted map
+     * then changes once per several writes), fine enough that the entries of the tick of {@code now} the reaper
+     * passes over stay few.
+     */
+    static final long TICK_MILLIS = 1_000;
 
     private final TreeMap<Long, LinkedHashMap<String, Instant>> ticks = new TreeMap<>();
     /**
