@@ -15,9 +15,13 @@ import io.handoff.openengine.v1.GuidedDecoding;
  */
 final class VllmBodies extends CompletionBodyBuilder {
 
-    /** The nulls are vLLM's convention (toy proxy, llm-d); only do_remote_decode is read by the producer. */
-    private static final String PREFILL_PARAMS = "{\"do_remote_decode\":true,\"do_remote_prefill\":false,"
-            + "\"remote_engine_id\":null,\"remote_block_ids\":null,\"remote_host\":null,\"remote_port\":null}";
+    /**
+     * The nulls are vLLM's convention (toy proxy, llm-d); only do_remote_decode is read by the producer. Parsed once:
+     * every prefill leg sends its own copy.
+     */
+    private static final ObjectNode PREFILL_PARAMS = (ObjectNode) Json.parse("{\"do_remote_decode\":true,"
+            + "\"do_remote_prefill\":false,\"remote_engine_id\":null,\"remote_block_ids\":null,\"remote_host\":null,"
+            + "\"remote_port\":null}");
 
     private final String routeModel;
 
@@ -41,7 +45,7 @@ final class VllmBodies extends CompletionBodyBuilder {
         }
         body.put("stream", false);
         body.remove("stream_options");
-        body.set("kv_transfer_params", Json.parse(PREFILL_PARAMS));
+        body.set("kv_transfer_params", PREFILL_PARAMS.deepCopy());
         return body;
     }
 
