@@ -20,8 +20,9 @@
 #
 # With --profile FILE the gateway runs with a flight recording of Java CPU samples (benchmarks/cpu-samples.jfc, on
 # from its start: a recording started later makes the JVM recompile what it had compiled, which is then what the
-# profile shows) and the part of it over the measured 16-token window is dumped to FILE; the script prints its
-# summary (io.handoff.benchmarks.ProfileSummary: top self frames, self and inclusive share by layer).
+# profile shows) and dumped to FILE after the measured 16-token window; the script prints the summary of that window's
+# samples (io.handoff.benchmarks.ProfileSummary, given the window's start and end: the file holds every chunk that
+# overlaps it, the warm-up included; top self frames, self and inclusive share by layer).
 #
 # Usage: benchmarks/run-hotpath-benchmark.sh [--build] [--store memory|redis] [--connections 32] [--tokens 16]
 #          [--long-tokens 64] [--warmup-seconds 60] [--seconds 20] [--profile FILE.jfr]
@@ -40,6 +41,7 @@ LONG_TOKENS=64
 WARMUP=60
 SECONDS_MEASURED=20
 PROFILE=""
+PROFILE_WINDOW=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD=1 ;;
@@ -194,12 +196,16 @@ measure() { # name url tokens
   g0=$(cpu_ticks "$GATEWAY_PID"); s0=$(cpu_ticks "$SIM_PID"); n0=$(cpu_ticks $(nginx_pids)); r0=$(cpu_ticks "$REDIS_PID")
   local io_g0 io_s0 io_g1 io_s1
   io_g0="$(io_calls "$GATEWAY_PID")"; io_s0="$(io_calls "$SIM_PID")"
+  local started_ms ended_ms
+  started_ms="$(date +%s%3N)"
   /usr/bin/time -f "%U %S" -o "$RUN_DIR/$name.time" \
     wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_MEASURED}s" --latency -s "$lua" "$url" >"$out"
+  ended_ms="$(date +%s%3N)"
   g1=$(cpu_ticks "$GATEWAY_PID"); s1=$(cpu_ticks "$SIM_PID"); n1=$(cpu_ticks $(nginx_pids)); r1=$(cpu_ticks "$REDIS_PID")
   io_g1="$(io_calls "$GATEWAY_PID")"; io_s1="$(io_calls "$SIM_PID")"
   if [[ -n "$PROFILE" && "$name" == gateway ]]; then
     jcmd "$GATEWAY_PID" JFR.dump name=hotpath begin="-${SECONDS_MEASURED}s" filename="$PROFILE" >/dev/null
+    PROFILE_WINDOW="$started_ms $ended_ms"
   fi
   local reqs
   reqs="$(awk '/requests in/ { print $1 }' "$out")"
@@ -247,5 +253,6 @@ echo "RESULT store=$STORE connections=$CONNECTIONS tokens=$TOKENS decode_rps=${R
 if [[ -n "$PROFILE" ]]; then
   echo
   echo "gateway profile over the measured $TOKENS-token window ($PROFILE):"
-  java -cp "$BENCH_JAR" io.handoff.benchmarks.ProfileSummary "$PROFILE" 30
+  # shellcheck disable=SC2086 # the window is two numbers
+  java -cp "$BENCH_JAR" io.handoff.benchmarks.ProfileSummary "$PROFILE" 30 $PROFILE_WINDOW
 fi

@@ -2,6 +2,7 @@ package io.handoff.benchmarks;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +17,12 @@ import jdk.jfr.consumer.RecordingFile;
  * the stack most often (self), and the share of samples each layer of the stack was anywhere in (inclusive), so a
  * profile before and after a change can be compared line by line.
  *
- * <p>Usage: {@code java -cp handoff-benchmarks.jar io.handoff.benchmarks.ProfileSummary recording.jfr [top]}
+ * <p>A recording dumped with {@code jcmd JFR.dump begin=...} still holds every sample of the chunks that overlap the
+ * interval, which for a recording started with the JVM is usually all of them, warm-up included. So the samples are
+ * counted over a window of wall-clock time given here, not over whatever the file holds.
+ *
+ * <p>Usage: {@code java -cp handoff-benchmarks.jar io.handoff.benchmarks.ProfileSummary recording.jfr [top
+ * [from-epoch-ms to-epoch-ms]]}
  */
 public final class ProfileSummary {
 
@@ -46,19 +52,26 @@ public final class ProfileSummary {
     private ProfileSummary() {}
 
     /** Sample counts of one recording: per top frame, per layer on top, per layer anywhere, per Handoff method. */
-    record Summary(int samples, Map<String, Integer> self, Map<String, Integer> selfByLayer,
+    record Summary(int samples, int samplesInFile, Map<String, Integer> self, Map<String, Integer> selfByLayer,
             Map<String, Integer> inclusiveByLayer, Map<String, Integer> handoffInclusive) {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length < 1) {
-            System.err.println("usage: ProfileSummary recording.jfr [top]");
+        if (args.length < 1 || args.length == 3 || args.length > 4) {
+            System.err.println("usage: ProfileSummary recording.jfr [top [from-epoch-ms to-epoch-ms]]");
             System.exit(2);
         }
         int top = args.length > 1 ? Integer.parseInt(args[1]) : 25;
-        Summary summary = read(Path.of(args[0]));
+        Instant from = args.length == 4 ? Instant.ofEpochMilli(Long.parseLong(args[2])) : Instant.MIN;
+        Instant to = args.length == 4 ? Instant.ofEpochMilli(Long.parseLong(args[3])) : Instant.MAX;
+        Summary summary = read(Path.of(args[0]), from, to);
         int samples = summary.samples();
-        System.out.printf("%d CPU samples%n%nself (top %d)%n", samples, top);
+        if (args.length == 4) {
+            System.out.printf("%d CPU samples from %s to %s (%d in the file)%n%nself (top %d)%n", samples, from, to,
+                    summary.samplesInFile(), top);
+        } else {
+            System.out.printf("%d CPU samples%n%nself (top %d)%n", samples, top);
+        }
         print(summary.self(), samples, top);
         System.out.printf("%nself, by layer (the JDK's own frames charged to the layer that called the JDK)%n");
         print(summary.selfByLayer(), samples, summary.selfByLayer().size());
@@ -68,15 +81,21 @@ public final class ProfileSummary {
         print(summary.handoffInclusive(), samples, top);
     }
 
-    static Summary read(Path recording) throws IOException {
-        Summary summary = new Summary(0, new HashMap<>(), new HashMap<>(), new HashMap<>(), new HashMap<>());
+    /** The samples taken from {@code from} to {@code to}, both included. */
+    static Summary read(Path recording, Instant from, Instant to) throws IOException {
+        Summary summary = new Summary(0, 0, new HashMap<>(), new HashMap<>(), new HashMap<>(), new HashMap<>());
         int samples = 0;
+        int samplesInFile = 0;
         for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
             if (!event.getEventType().getName().equals("jdk.ExecutionSample")) {
                 continue;
             }
             RecordedStackTrace stack = event.getStackTrace();
             if (stack == null || stack.getFrames().isEmpty()) {
+                continue;
+            }
+            samplesInFile++;
+            if (event.getStartTime().isBefore(from) || event.getStartTime().isAfter(to)) {
                 continue;
             }
             samples++;
@@ -93,7 +112,7 @@ public final class ProfileSummary {
                     .distinct()
                     .forEach(method -> summary.handoffInclusive().merge(method, 1, Integer::sum));
         }
-        return new Summary(samples, summary.self(), summary.selfByLayer(), summary.inclusiveByLayer(),
+        return new Summary(samples, samplesInFile, summary.self(), summary.selfByLayer(), summary.inclusiveByLayer(),
                 summary.handoffInclusive());
     }
 
