@@ -107,13 +107,13 @@ start_redis() {
   echo "redis-server $(redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/') pid $REDIS_PID on 127.0.0.1:$REDIS_PORT"
 }
 
-wait_for_gateway() { # port
-  local port="$1" i
+wait_for_gateway() { # port [pid log]: the gateway's process and log, $GATEWAY_PID and gateway.log unless given
+  local port="$1" pid="${2:-$GATEWAY_PID}" log="${3:-$RUN_DIR/gateway.log}" i
   for i in $(seq 1 120); do
     if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/q/health/ready")" == 200 ]]; then
       return 0
     fi
-    kill -0 "$GATEWAY_PID" 2>/dev/null || { cat "$RUN_DIR/gateway.log" >&2; echo "gateway exited" >&2; exit 1; }
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; echo "gateway exited" >&2; exit 1; }
     [[ $i == 120 ]] && { echo "gateway not ready on $port after 60s" >&2; exit 1; }
     sleep 0.5
   done

@@ -24,8 +24,16 @@
 # samples (io.handoff.benchmarks.ProfileSummary, given the window's start and end: the file holds every chunk that
 # overlaps it, the warm-up included; top self frames, self and inclusive share by layer).
 #
+# With --against JAR it compares two builds of the gateway instead (GATEWAY_JAR, "this build", and JAR): both run
+# side by side on the same simulators, both are warmed up, then --rounds windows of --seconds each measure one and
+# then the other, in the order AB, BA, AB...; it prints each window and the median of this build's figure over the
+# other's. On a shared machine the speed of the whole machine drifts by more than a small change costs (two runs
+# of one build have differed by 23 %); windows a few seconds apart see the same machine, so their ratio is the
+# figure to trust. The 64-token window and the profile are left out in this mode.
+#
 # Usage: benchmarks/run-hotpath-benchmark.sh [--build] [--store memory|redis] [--connections 32] [--tokens 16]
 #          [--long-tokens 64] [--warmup-seconds 60] [--seconds 20] [--profile FILE.jfr]
+#          [--against OTHER.jar [--rounds 5]]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +50,8 @@ WARMUP=60
 SECONDS_MEASURED=20
 PROFILE=""
 PROFILE_WINDOW=""
+AGAINST=""
+ROUNDS=5
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD=1 ;;
@@ -52,11 +62,18 @@ while [[ $# -gt 0 ]]; do
     --warmup-seconds) WARMUP="${2:?}"; shift ;;
     --seconds) SECONDS_MEASURED="${2:?}"; shift ;;
     --profile) PROFILE="$(realpath -m "${2:?}")"; shift ;;
+    --against) AGAINST="$(realpath -m "${2:?}")"; shift ;;
+    --rounds) ROUNDS="${2:?}"; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 case "$STORE" in memory|redis) ;; *) echo "--store is memory or redis" >&2; exit 2 ;; esac
+if [[ -n "$AGAINST" ]]; then
+  [[ -f "$AGAINST" ]] || { echo "--against: no such jar: $AGAINST" >&2; exit 2; }
+  [[ -z "$PROFILE" ]] || { echo "--profile and --against are not used together" >&2; exit 2; }
+  [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "--rounds is a positive number" >&2; exit 2; }
+fi
 command -v wrk >/dev/null || { echo "wrk not found (apt-get install wrk)" >&2; exit 2; }
 command -v nginx >/dev/null || { echo "nginx not found (apt-get install nginx-light)" >&2; exit 2; }
 
@@ -68,6 +85,7 @@ build_or_require_jars "$BUILD"
 
 RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handoff-hotpath-bench.XXXXXX")"
 NGINX_PID=""
+AGAINST_PID=""
 stop_nginx() {
   if [[ -n "$NGINX_PID" ]]; then
     kill -QUIT "$NGINX_PID" 2>/dev/null || true
@@ -76,7 +94,7 @@ stop_nginx() {
   fi
 }
 # set +e first: under set -e the (exit $rc) that hands cleanup the status would end the trap before cleanup ran
-trap 'rc=$?; stop_nginx; set +e; (exit $rc); cleanup' EXIT
+trap 'rc=$?; stop_nginx; stop_pid "$AGAINST_PID" "gateway (--against)" 15; set +e; (exit $rc); cleanup' EXIT
 trap 'exit 130' INT TERM
 
 # --- simulators: vLLM prefill and decode, tokens as fast as they can ---
@@ -131,19 +149,29 @@ if [[ "$STORE" == redis ]]; then
   start_redis
   STORE_ENV=(HANDOFF_STORE_KIND=redis HANDOFF_REDIS_URL="redis://127.0.0.1:$REDIS_PORT")
 fi
-GATEWAY_PORT="$(free_port)"
-# shellcheck disable=SC2086
 PROFILE_OPTS=()
 [[ -n "$PROFILE" ]] && PROFILE_OPTS=("-XX:StartFlightRecording=name=hotpath,settings=$ROOT/benchmarks/cpu-samples.jfc,maxage=30m")
-env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} "${PROFILE_OPTS[@]}" -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
-  -Dquarkus.grpc.server.port=0 -Dquarkus.grpc.server.host=127.0.0.1 \
-  -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
-  -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
-  -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
-  -Dhandoff.routes.bench.default-style=context-first -Dhandoff.routes.bench.options.hold-mode=fixed \
-  -jar "$GATEWAY_JAR" >"$RUN_DIR/gateway.log" 2>&1 &
-GATEWAY_PID=$!
+start_gateway() { # jar port log: starts a gateway on the route to the two simulators; its pid in STARTED_PID
+  # shellcheck disable=SC2086
+  env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} "${PROFILE_OPTS[@]}" -Dquarkus.http.port="$2" \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.grpc.server.port=0 -Dquarkus.grpc.server.host=127.0.0.1 \
+    -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
+    -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
+    -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
+    -Dhandoff.routes.bench.default-style=context-first -Dhandoff.routes.bench.options.hold-mode=fixed \
+    -jar "$1" >"$3" 2>&1 &
+  STARTED_PID=$!
+}
+GATEWAY_PORT="$(free_port)"
+start_gateway "$GATEWAY_JAR" "$GATEWAY_PORT" "$RUN_DIR/gateway.log"
+GATEWAY_PID=$STARTED_PID
 wait_for_gateway "$GATEWAY_PORT"
+if [[ -n "$AGAINST" ]]; then
+  AGAINST_PORT="$(free_port)"
+  start_gateway "$AGAINST" "$AGAINST_PORT" "$RUN_DIR/against.log"
+  AGAINST_PID=$STARTED_PID
+  wait_for_gateway "$AGAINST_PORT" "$AGAINST_PID" "$RUN_DIR/against.log"
+fi
 kill -0 "$NGINX_PID" 2>/dev/null || { cat "$RUN_DIR/nginx/error.log" >&2; echo "nginx exited" >&2; exit 1; }
 
 # --- the measurement ---
@@ -188,21 +216,24 @@ warm_up() { # name url lua: rounds of 15 s until the rate settles (see the heade
   echo "warm-up of $name: ${elapsed}s, last round $rate req/s" >&2
 }
 declare -A RPS P50 P99 CPU_GW CPU_SIM CPU_NGINX CPU_WRK CPU_REDIS IO_GW IO_SIM
-measure() { # name url tokens
-  local name="$1" url="$2" tokens="$3" lua="$RUN_DIR/$1.lua" out="$RUN_DIR/$1.txt"
-  lua_for "$tokens" "$lua"
-  warm_up "$name" "$url" "$lua"
-  local g0 s0 n0 r0 w1 g1 s1 n1 r1
-  g0=$(cpu_ticks "$GATEWAY_PID"); s0=$(cpu_ticks "$SIM_PID"); n0=$(cpu_ticks $(nginx_pids)); r0=$(cpu_ticks "$REDIS_PID")
+measure() { # name url tokens: warms the target up, then measures one window
+  lua_for "$3" "$RUN_DIR/$1.lua"
+  warm_up "$1" "$2" "$RUN_DIR/$1.lua"
+  measure_window "$1" "$2" "$RUN_DIR/$1.lua" "$GATEWAY_PID"
+}
+measure_window() { # name url lua gateway-pid: one measured window, its figures kept under NAME
+  local name="$1" url="$2" lua="$3" gateway_pid="$4" out="$RUN_DIR/$1.txt"
+  local g0 s0 n0 r0 g1 s1 n1 r1
+  g0=$(cpu_ticks "$gateway_pid"); s0=$(cpu_ticks "$SIM_PID"); n0=$(cpu_ticks $(nginx_pids)); r0=$(cpu_ticks "$REDIS_PID")
   local io_g0 io_s0 io_g1 io_s1
-  io_g0="$(io_calls "$GATEWAY_PID")"; io_s0="$(io_calls "$SIM_PID")"
+  io_g0="$(io_calls "$gateway_pid")"; io_s0="$(io_calls "$SIM_PID")"
   local started_ms ended_ms
   started_ms="$(date +%s%3N)"
   /usr/bin/time -f "%U %S" -o "$RUN_DIR/$name.time" \
     wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_MEASURED}s" --latency -s "$lua" "$url" >"$out"
   ended_ms="$(date +%s%3N)"
-  g1=$(cpu_ticks "$GATEWAY_PID"); s1=$(cpu_ticks "$SIM_PID"); n1=$(cpu_ticks $(nginx_pids)); r1=$(cpu_ticks "$REDIS_PID")
-  io_g1="$(io_calls "$GATEWAY_PID")"; io_s1="$(io_calls "$SIM_PID")"
+  g1=$(cpu_ticks "$gateway_pid"); s1=$(cpu_ticks "$SIM_PID"); n1=$(cpu_ticks $(nginx_pids)); r1=$(cpu_ticks "$REDIS_PID")
+  io_g1="$(io_calls "$gateway_pid")"; io_s1="$(io_calls "$SIM_PID")"
   if [[ -n "$PROFILE" && "$name" == gateway ]]; then
     jcmd "$GATEWAY_PID" JFR.dump name=hotpath begin="-${SECONDS_MEASURED}s" filename="$PROFILE" >/dev/null
     PROFILE_WINDOW="$started_ms $ended_ms"
@@ -224,10 +255,55 @@ measure() { # name url tokens
   IO_SIM[$name]="$(per_request "$io_s0" "$io_s1" "$reqs")"
 }
 
+median() { # numbers, one per line: their median
+  sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+compare_builds() { # --against: both gateways warmed up, then --rounds pairs of windows in alternating order
+  local this="http://127.0.0.1:$GATEWAY_PORT/v1/completions" other="http://127.0.0.1:$AGAINST_PORT/v1/completions"
+  local lua="$RUN_DIR/compare.lua" r a b cpu_ratios="" rps_ratios=""
+  lua_for "$TOKENS" "$lua"
+  warm_up "this build" "$this" "$lua"
+  warm_up "the other build" "$other" "$lua"
+  for r in $(seq 1 "$ROUNDS"); do
+    a="this-$r"; b="other-$r"
+    if (( r % 2 )); then
+      measure_window "$a" "$this" "$lua" "$GATEWAY_PID"; measure_window "$b" "$other" "$lua" "$AGAINST_PID"
+    else
+      measure_window "$b" "$other" "$lua" "$AGAINST_PID"; measure_window "$a" "$this" "$lua" "$GATEWAY_PID"
+    fi
+    cpu_ratios+="$(echo "scale=4; ${CPU_GW[$a]} / ${CPU_GW[$b]}" | bc)"$'\n'
+    rps_ratios+="$(echo "scale=4; ${RPS[$a]} / ${RPS[$b]}" | bc)"$'\n'
+  done
+  printf '\n%-14s %9s %10s %10s   %s\n' target "req/s" "p50" "p99" "CPU ms per request: wrk  simulators  nginx  gateway"
+  for t in decode nginx; do
+    printf '%-14s %9s %10s %10s   %8s %10s %7s %8s\n' "$t" "${RPS[$t]}" "${P50[$t]}" "${P99[$t]}" \
+      "${CPU_WRK[$t]}" "${CPU_SIM[$t]}" "${CPU_NGINX[$t]}" "${CPU_GW[$t]}"
+  done
+  printf '\n%-6s %12s %14s %12s %14s %12s %12s\n' round "this req/s" "this CPU ms" "other req/s" "other CPU ms" \
+    "CPU ratio" "req/s ratio"
+  for r in $(seq 1 "$ROUNDS"); do
+    a="this-$r"; b="other-$r"
+    printf '%-6s %12s %14s %12s %14s %12s %12s\n' "$r$( (( r % 2 )) && echo " AB" || echo " BA")" "${RPS[$a]}" \
+      "${CPU_GW[$a]}" "${RPS[$b]}" "${CPU_GW[$b]}" "$(echo "scale=3; ${CPU_GW[$a]} / ${CPU_GW[$b]}" | bc)" \
+      "$(echo "scale=3; ${RPS[$a]} / ${RPS[$b]}" | bc)"
+  done
+  echo
+  echo "this build: $GATEWAY_JAR"
+  echo "the other:  $AGAINST"
+  echo "median over $ROUNDS rounds, this build / the other: gateway CPU per request $(printf '%s' "$cpu_ratios" | median)," \
+    "req/s $(printf '%s' "$rps_ratios" | median) (below 1 for CPU, above 1 for req/s: this build is the cheaper)"
+  echo "RESULT_COMPARE store=$STORE connections=$CONNECTIONS tokens=$TOKENS rounds=$ROUNDS" \
+    "cpu_ratio_median=$(printf '%s' "$cpu_ratios" | median) rps_ratio_median=$(printf '%s' "$rps_ratios" | median)"
+}
+
 echo "hot path: wrk -t2 -c$CONNECTIONS, ${TOKENS}-token streamed completions, token interval 0," \
   "warm-up ${WARMUP}s and ${SECONDS_MEASURED}s measured per target, gateway store: $STORE"
 measure decode "$DECODE_URL/v1/completions" "$TOKENS"
 measure nginx "http://127.0.0.1:$NGINX_PORT/v1/completions" "$TOKENS"
+if [[ -n "$AGAINST" ]]; then
+  compare_builds
+  exit 0
+fi
 measure gateway "http://127.0.0.1:$GATEWAY_PORT/v1/completions" "$TOKENS"
 measure gateway-long "http://127.0.0.1:$GATEWAY_PORT/v1/completions" "$LONG_TOKENS"
 
