@@ -16,7 +16,8 @@
 #
 # The warm-up of each target lasts at least --warmup-seconds and goes on, in 15 s rounds, until a round's rate is
 # within 5% of the one before (at most four times --warmup-seconds): the gateway's JIT keeps compiling for about two
-# minutes under this load, and a window measured before that ends measures the compiler.
+# minutes under this load, and a window measured before that ends measures the compiler. A warm-up round that had
+# non-2xx answers or socket errors is printed; only errors in a measured window stop the run.
 #
 # With --profile FILE the gateway runs with a flight recording of Java CPU samples (benchmarks/cpu-samples.jfc, on
 # from its start: a recording started later makes the JVM recompile what it had compiled, which is then what the
@@ -203,10 +204,16 @@ wrk.body = '$(body "$1")'
 EOF
 }
 warm_up() { # name url lua: rounds of 15 s until the rate settles (see the header)
-  local name="$1" url="$2" lua="$3" elapsed=0 previous=0 rate
+  local name="$1" url="$2" lua="$3" elapsed=0 previous=0 rate round="$RUN_DIR/warm-up.txt"
   while :; do
-    rate="$(wrk -t2 -c"$CONNECTIONS" -d15s -s "$lua" "$url" | awk '/^Requests\/sec/ { print int($2) }')"
+    wrk -t2 -c"$CONNECTIONS" -d15s -s "$lua" "$url" >"$round"
+    rate="$(awk '/^Requests\/sec/ { print int($2) }' "$round")"
     elapsed=$(( elapsed + 15 ))
+    # a failing warm-up does not stop the run (only the measured window must be clean), but it is said
+    if grep -q "Non-2xx\|Socket errors" "$round"; then
+      echo "warm-up of $name, the round ending at ${elapsed}s had errors: $(grep "Non-2xx\|Socket errors" "$round" |
+        sed 's/^ *//' | paste -sd ';')" >&2
+    fi
     if (( elapsed >= WARMUP )) && (( previous > 0 )) && (( rate * 100 >= previous * 95 && rate * 100 <= previous * 105 )); then
       break
     fi
