@@ -107,6 +107,23 @@ start_redis() {
   echo "redis-server $(redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/') pid $REDIS_PID on 127.0.0.1:$REDIS_PORT"
 }
 
+# A gateway with one vllm route, "bench", context-first on the prefill and decode simulators at $PREFILL_URL and
+# $DECODE_URL, serving $MODEL from the store $STORE_ENV names; no demo fleet, logs at WARN. Extra JVM options come
+# after the log (and $GATEWAY_JAVA_OPTS before them). Its pid is left in STARTED_PID.
+start_bench_gateway() { # jar http-port grpc-port log [java options...]
+  local jar="$1" http_port="$2" grpc_port="$3" log="$4"
+  shift 4
+  # shellcheck disable=SC2086
+  env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} "$@" -Dquarkus.http.port="$http_port" \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.grpc.server.port="$grpc_port" -Dquarkus.grpc.server.host=127.0.0.1 \
+    -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
+    -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
+    -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
+    -Dhandoff.routes.bench.default-style=context-first -Dhandoff.routes.bench.options.hold-mode=fixed \
+    -jar "$jar" >"$log" 2>&1 &
+  STARTED_PID=$!
+}
+
 wait_for_gateway() { # port [pid log]: the gateway's process and log, $GATEWAY_PID and gateway.log unless given
   local port="$1" pid="${2:-$GATEWAY_PID}" log="${3:-$RUN_DIR/gateway.log}" i
   for i in $(seq 1 120); do

@@ -138,16 +138,8 @@ fi
 # --- Gateway: one vllm route to the two simulators, no demo fleet; the per-request log stays at WARN (default) ---
 GATEWAY_PORT="$(free_port)"
 GATEWAY_GRPC_PORT="$(free_port)"
-# shellcheck disable=SC2086
-env "${STORE_ENV[@]}" \
-  java ${GATEWAY_JAVA_OPTS:-} -Dquarkus.http.port="$GATEWAY_PORT" -Dquarkus.http.host=127.0.0.1 \
-  -Dquarkus.grpc.server.port="$GATEWAY_GRPC_PORT" -Dquarkus.grpc.server.host=127.0.0.1 \
-  -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
-  -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
-  -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
-  -Dhandoff.routes.bench.default-style=context-first -Dhandoff.routes.bench.options.hold-mode=fixed \
-  -jar "$GATEWAY_JAR" >"$RUN_DIR/gateway.log" 2>&1 &
-GATEWAY_PID=$!
+start_bench_gateway "$GATEWAY_JAR" "$GATEWAY_PORT" "$GATEWAY_GRPC_PORT" "$RUN_DIR/gateway.log"
+GATEWAY_PID=$STARTED_PID
 wait_for_gateway "$GATEWAY_PORT"
 echo "gateway pid $GATEWAY_PID ready on 127.0.0.1:$GATEWAY_PORT, gRPC $GATEWAY_GRPC_PORT ($STORE store, route bench -> the two simulators)"
 

@@ -152,24 +152,13 @@ if [[ "$STORE" == redis ]]; then
 fi
 PROFILE_OPTS=()
 [[ -n "$PROFILE" ]] && PROFILE_OPTS=("-XX:StartFlightRecording=name=hotpath,settings=$ROOT/benchmarks/cpu-samples.jfc,maxage=30m")
-start_gateway() { # jar port log: starts a gateway on the route to the two simulators; its pid in STARTED_PID
-  # shellcheck disable=SC2086
-  env "${STORE_ENV[@]}" java ${GATEWAY_JAVA_OPTS:-} "${PROFILE_OPTS[@]}" -Dquarkus.http.port="$2" \
-    -Dquarkus.http.host=127.0.0.1 -Dquarkus.grpc.server.port=0 -Dquarkus.grpc.server.host=127.0.0.1 \
-    -Dquarkus.log.level=WARN -Dhandoff.demo.enabled=false \
-    -Dhandoff.routes.bench.model="$MODEL" -Dhandoff.routes.bench.family=vllm \
-    -Dhandoff.routes.bench.prefill="prefill-0=$PREFILL_URL" -Dhandoff.routes.bench.decode="decode-0=$DECODE_URL" \
-    -Dhandoff.routes.bench.default-style=context-first -Dhandoff.routes.bench.options.hold-mode=fixed \
-    -jar "$1" >"$3" 2>&1 &
-  STARTED_PID=$!
-}
 GATEWAY_PORT="$(free_port)"
-start_gateway "$GATEWAY_JAR" "$GATEWAY_PORT" "$RUN_DIR/gateway.log"
+start_bench_gateway "$GATEWAY_JAR" "$GATEWAY_PORT" 0 "$RUN_DIR/gateway.log" "${PROFILE_OPTS[@]}"
 GATEWAY_PID=$STARTED_PID
 wait_for_gateway "$GATEWAY_PORT"
 if [[ -n "$AGAINST" ]]; then
   AGAINST_PORT="$(free_port)"
-  start_gateway "$AGAINST" "$AGAINST_PORT" "$RUN_DIR/against.log"
+  start_bench_gateway "$AGAINST" "$AGAINST_PORT" 0 "$RUN_DIR/against.log"
   AGAINST_PID=$STARTED_PID
   wait_for_gateway "$AGAINST_PORT" "$AGAINST_PID" "$RUN_DIR/against.log"
 fi

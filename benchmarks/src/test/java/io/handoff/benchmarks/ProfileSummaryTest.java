@@ -30,7 +30,7 @@ class ProfileSummaryTest {
             Instant warmUpEnded = Instant.now();
             Thread.sleep(40);
             from = warmUpEnded.plusMillis(20);
-            sink += burn(ProfileSummaryTest::measured, Duration.ofMillis(1000));
+            sink += burn(ProfileSummaryTest::measured, Duration.ofMillis(1500));
             to = Instant.now();
             recording.stop();
             recording.dump(file);
