@@ -4,11 +4,7 @@
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {'EXISTING', redis.call('HGETALL', KEYS[1])}
 end
-local fields = {}
-for i = 3, #ARGV do
-  fields[#fields + 1] = ARGV[i]
-end
-redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[3], 'ALLOCATED', 1)
 return {'CREATED'}

@@ -4,32 +4,42 @@ local function is_live(state)
   return state == 'ALLOCATED' or state == 'READY' or state == 'ATTACHED'
 end
 
--- Counts the open cleanup obligations (fields o:<id> whose JSON status is PENDING) of one session record.
-local function count_pending(session_key)
-  local pending = 0
+-- A session record as a table of its fields, read in one HGETALL; nil when there is no such session. A script that
+-- reads the record this way decides from the table and answers it (see flat) instead of reading the record again.
+local function read_record(session_key)
   local all = redis.call('HGETALL', session_key)
-  for i = 1, #all, 2 do
-    if string.sub(all[i], 1, 2) == 'o:' and cjson.decode(all[i + 1]).status == 'PENDING' then
-      pending = pending + 1
-    end
+  if #all == 0 then
+    return nil
   end
-  return pending
+  local record = {}
+  for i = 1, #all, 2 do
+    record[all[i]] = all[i + 1]
+  end
+  return record
 end
 
--- Keeps a session's entry in its bucket's engine-held index: a terminal session an engine may still physically
--- hold KV for, scored by the latest moment it may hold it (an open obligation, or a hold with no known end: +inf).
--- Live sessions and sessions no engine holds anything for are not in the index.
-local function index_held(session_key, held_key, session_id)
-  local state = redis.call('HGET', session_key, 'state')
-  if not state or is_live(state) then
-    redis.call('ZREM', held_key, session_id)
-    return
+-- The record's fields as HGETALL answers them: field, value pairs.
+local function flat(record)
+  local all = {}
+  for field, value in pairs(record) do
+    all[#all + 1] = field
+    all[#all + 1] = value
   end
+  return all
+end
+
+-- What a record's cleanup obligations (fields o:<id>, JSON) still owe, each decoded once: how many are open
+-- (PENDING), and the latest moment an engine may still hold KV for any of them (an open obligation, or a hold with
+-- no known end: '+inf'; nil when no engine holds anything).
+local function obligations_of(record)
+  local pending = 0
   local until_ms = nil
-  local all = redis.call('HGETALL', session_key)
-  for i = 1, #all, 2 do
-    if string.sub(all[i], 1, 2) == 'o:' then
-      local o = cjson.decode(all[i + 1])
+  for field, value in pairs(record) do
+    if string.sub(field, 1, 2) == 'o:' then
+      local o = cjson.decode(value)
+      if o.status == 'PENDING' then
+        pending = pending + 1
+      end
       if o.status ~= 'DISCHARGED' then
         local held = o.heldUntil
         if o.status == 'PENDING' or type(held) ~= 'number' then
@@ -40,6 +50,22 @@ local function index_held(session_key, held_key, session_id)
       end
     end
   end
+  return pending, until_ms
+end
+
+-- Counts the open cleanup obligations of one session record.
+local function count_pending(session_key)
+  local record = read_record(session_key)
+  if not record then
+    return 0
+  end
+  local pending = obligations_of(record)
+  return pending
+end
+
+-- Puts a terminal session in its bucket's engine-held index at until_ms (see obligations_of), or takes it out when
+-- nothing is held.
+local function place_held(held_key, session_id, until_ms)
   if until_ms == nil then
     redis.call('ZREM', held_key, session_id)
   elseif until_ms == '+inf' then
@@ -47,4 +73,17 @@ local function index_held(session_key, held_key, session_id)
   else
     redis.call('ZADD', held_key, string.format('%d', until_ms), session_id)
   end
+end
+
+-- Keeps a session's entry in its bucket's engine-held index: a terminal session an engine may still physically
+-- hold KV for, scored by the latest moment it may hold it (an open obligation, or a hold with no known end: +inf).
+-- Live sessions and sessions no engine holds anything for are not in the index.
+local function index_held(session_key, held_key, session_id)
+  local record = read_record(session_key)
+  if not record or is_live(record.state) then
+    redis.call('ZREM', held_key, session_id)
+    return
+  end
+  local _, until_ms = obligations_of(record)
+  place_held(held_key, session_id, until_ms)
 end

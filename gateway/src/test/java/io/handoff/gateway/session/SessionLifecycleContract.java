@@ -764,6 +764,31 @@ public abstract class SessionLifecycleContract {
         assertEquals(s.epoch() + 2, reload(s.id()).epoch());
     }
 
+    /**
+     * What a move answers is the record as stored after it, field for field: a store that answers from what it read
+     * and changed (not from a second read) must not drift from what a later read finds.
+     */
+    @Test
+    void everyMoveAnswersTheRecordAsStored() {
+        Session s = allocate("t1", "k1");
+        CleanupObligation parked = CleanupObligation.pending("prefill@p-0", "sim", "p-0", "parked-prefill-kv",
+                Map.of("rid", s.requestId()), clock.instant().plus(Duration.ofMinutes(8)), true);
+        Session attached = join(service.advance("t1", s.id(), SessionState.READY, SessionState.ATTACHED,
+                "parked and attached", OptionalLong.of(s.epoch()), List.of(parked))).session();
+        assertEquals(reload(s.id()), attached);
+
+        clock.advance(Duration.ofSeconds(3));
+        CleanupObligation decodeHold = CleanupObligation.pending("decode@d-0", "sim", "d-0", "decode-kv",
+                Map.of(), null, false);
+        // the store itself, so that no discharge changes the record between the move and the read
+        SessionStore.Transitioned ended = join(store.transition(new SessionStore.TransitionCommand(s.id(), "t1",
+                SessionState.FAILED, OptionalLong.of(attached.epoch()), "the decode failed", clock.instant(),
+                "replica-a", Duration.ofSeconds(30), List.of(parked, decodeHold))));
+        assertEquals(SessionState.FAILED, ended.session().state());
+        assertEquals(2, ended.claim().obligations().size(), "both holds are open, and claimed");
+        assertEquals(reload(s.id()), ended.session());
+    }
+
     @Test
     void statesAreCountedAcrossTheStore() {
         Session a = allocate("t1", "k1");
