@@ -9,7 +9,10 @@
 # --store redis). The gateway is also measured at --long-tokens, so that the CPU of one relayed token is the
 # difference of the two per-request figures divided by the difference in tokens. It also prints the read and write
 # system calls per request of the simulators and the gateway (/proc/<pid>/io): how many socket reads and writes a
-# request takes, which changes with how many chunks one read brings.
+# request takes, which changes with how many chunks one read brings. With --store redis it also prints the commands
+# Redis ran per request in each measured window (INFO commandstats: the scripts, and the commands the scripts ran)
+# and the time Redis counted for each; that time is wall-clock inside Redis, so on a busy machine it includes Redis
+# waiting for a core: read it as a share, not as CPU.
 #
 # Builds nothing unless --build is given; otherwise build first: ./mvnw -q -B package -pl gateway,benchmarks -am
 # -DskipTests
@@ -30,7 +33,8 @@
 # then the other, in the order AB, BA, AB...; it prints each window and the median of this build's figure over the
 # other's. On a shared machine the speed of the whole machine drifts by more than a small change costs (two runs
 # of one build have differed by 23 %); windows a few seconds apart see the same machine, so their ratio is the
-# figure to trust. The 64-token window and the profile are left out in this mode.
+# figure to trust. With --store redis both gateways share one Redis, and the median ratio of Redis's CPU per
+# request is printed too. The 64-token window and the profile are left out in this mode.
 #
 # Usage: benchmarks/run-hotpath-benchmark.sh [--build] [--store memory|redis] [--connections 32] [--tokens 16]
 #          [--long-tokens 64] [--warmup-seconds 60] [--seconds 20] [--profile FILE.jfr]
@@ -224,6 +228,7 @@ measure_window() { # name url lua gateway-pid: one measured window, its figures 
   local io_g0 io_s0 io_g1 io_s1
   io_g0="$(io_calls "$gateway_pid")"; io_s0="$(io_calls "$SIM_PID")"
   local started_ms ended_ms
+  [[ -n "$REDIS_PID" ]] && redis-cli -p "$REDIS_PORT" CONFIG RESETSTAT >/dev/null
   started_ms="$(date +%s%3N)"
   /usr/bin/time -f "%U %S" -o "$RUN_DIR/$name.time" \
     wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_MEASURED}s" --latency -s "$lua" "$url" >"$out"
@@ -249,6 +254,17 @@ measure_window() { # name url lua gateway-pid: one measured window, its figures 
   CPU_WRK[$name]="$(awk -v r="$reqs" '{ printf "%.4f", ($1 + $2) * 1000 / r }' "$RUN_DIR/$name.time")"
   IO_GW[$name]="$(per_request "$io_g0" "$io_g1" "$reqs")"
   IO_SIM[$name]="$(per_request "$io_s0" "$io_s1" "$reqs")"
+  [[ -n "$REDIS_PID" ]] && redis_commands "$name" "$reqs"
+  return 0
+}
+REDIS_COMMANDS=""
+redis_commands() { # name requests: the commands Redis ran in the window, per request, with their cost (commands run
+  # inside a script count under their own name too, and their time is also part of the script's)
+  local lines
+  lines="$(redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' | awk -F'[:=,]' -v n="$1" -v r="$2" '
+    /^cmdstat_/ { sub("cmdstat_", "", $1); if ($3 / r >= 0.05) printf "%-13s %-10s %6.2f calls %8.1f us each %8.1f us\n", n, $1, $3 / r, $7, $5 / r }' |
+    sort -k8 -g -r)"
+  [[ -z "$lines" ]] || REDIS_COMMANDS+="$lines"$'\n'
 }
 
 median() { # numbers, one per line: their median
@@ -256,7 +272,7 @@ median() { # numbers, one per line: their median
 }
 compare_builds() { # --against: both gateways warmed up, then --rounds pairs of windows in alternating order
   local this="http://127.0.0.1:$GATEWAY_PORT/v1/completions" other="http://127.0.0.1:$AGAINST_PORT/v1/completions"
-  local lua="$RUN_DIR/compare.lua" r a b cpu_ratios="" rps_ratios=""
+  local lua="$RUN_DIR/compare.lua" r a b cpu_ratios="" rps_ratios="" redis_ratios=""
   lua_for "$TOKENS" "$lua"
   warm_up "this build" "$this" "$lua"
   warm_up "the other build" "$other" "$lua"
@@ -269,6 +285,7 @@ compare_builds() { # --against: both gateways warmed up, then --rounds pairs of 
     fi
     cpu_ratios+="$(echo "scale=4; ${CPU_GW[$a]} / ${CPU_GW[$b]}" | bc)"$'\n'
     rps_ratios+="$(echo "scale=4; ${RPS[$a]} / ${RPS[$b]}" | bc)"$'\n'
+    [[ "$STORE" == redis ]] && redis_ratios+="$(echo "scale=4; ${CPU_REDIS[$a]} / ${CPU_REDIS[$b]}" | bc)"$'\n'
   done
   printf '\n%-14s %9s %10s %10s   %s\n' target "req/s" "p50" "p99" "CPU ms per request: wrk  simulators  nginx  gateway"
   for t in decode nginx; do
@@ -283,13 +300,24 @@ compare_builds() { # --against: both gateways warmed up, then --rounds pairs of 
       "${CPU_GW[$a]}" "${RPS[$b]}" "${CPU_GW[$b]}" "$(echo "scale=3; ${CPU_GW[$a]} / ${CPU_GW[$b]}" | bc)" \
       "$(echo "scale=3; ${RPS[$a]} / ${RPS[$b]}" | bc)"
   done
+  if [[ "$STORE" == redis ]]; then
+    printf '\n%-6s %16s %16s %12s\n' round "this redis ms" "other redis ms" "ratio"
+    for r in $(seq 1 "$ROUNDS"); do
+      a="this-$r"; b="other-$r"
+      printf '%-6s %16s %16s %12s\n' "$r" "${CPU_REDIS[$a]}" "${CPU_REDIS[$b]}" \
+        "$(echo "scale=3; ${CPU_REDIS[$a]} / ${CPU_REDIS[$b]}" | bc)"
+    done
+    echo "median over $ROUNDS rounds, this build / the other: Redis CPU per request $(printf '%s' "$redis_ratios" | median)"
+    [[ -z "$REDIS_COMMANDS" ]] || { echo; echo "redis scripts and reads per request, each window:"; printf "%s" "$REDIS_COMMANDS" | grep -E " (evalsha|hgetall) " || true; }
+  fi
   echo
   echo "this build: $GATEWAY_JAR"
   echo "the other:  $AGAINST"
   echo "median over $ROUNDS rounds, this build / the other: gateway CPU per request $(printf '%s' "$cpu_ratios" | median)," \
     "req/s $(printf '%s' "$rps_ratios" | median) (below 1 for CPU, above 1 for req/s: this build is the cheaper)"
   echo "RESULT_COMPARE store=$STORE connections=$CONNECTIONS tokens=$TOKENS rounds=$ROUNDS" \
-    "cpu_ratio_median=$(printf '%s' "$cpu_ratios" | median) rps_ratio_median=$(printf '%s' "$rps_ratios" | median)"
+    "cpu_ratio_median=$(printf '%s' "$cpu_ratios" | median) rps_ratio_median=$(printf '%s' "$rps_ratios" | median)" \
+    "$([[ "$STORE" == redis ]] && echo "redis_ratio_median=$(printf '%s' "$redis_ratios" | median)")"
 }
 
 echo "hot path: wrk -t2 -c$CONNECTIONS, ${TOKENS}-token streamed completions, token interval 0," \
@@ -319,6 +347,11 @@ echo "gateway throughput / nginx one hop: $(echo "scale=3; ${RPS[gateway]} / ${R
 echo "gateway CPU per request: ${CPU_GW[gateway]} ms (aim <= $([[ $STORE == redis ]] && echo 0.4 || echo 0.3) ms)"
 [[ "$STORE" == redis ]] && echo "redis CPU per request: ${CPU_REDIS[gateway]} ms (aim <= 0.1 ms)"
 echo "gateway CPU per relayed token: $(echo "scale=2; (${CPU_GW[gateway-long]} - ${CPU_GW[gateway]}) * 1000 / ($LONG_TOKENS - $TOKENS)" | bc) us (aim <= 3 us)"
+if [[ -n "$REDIS_COMMANDS" ]]; then
+  echo
+  echo "redis commands per request (INFO commandstats over each measured window; name, calls, time per call, per request)"
+  printf '%s' "$REDIS_COMMANDS"
+fi
 echo "RESULT store=$STORE connections=$CONNECTIONS tokens=$TOKENS decode_rps=${RPS[decode]} nginx_rps=${RPS[nginx]}" \
   "gateway_rps=${RPS[gateway]} gateway_cpu_ms=${CPU_GW[gateway]} gateway_long_cpu_ms=${CPU_GW[gateway-long]}" \
   "nginx_cpu_ms=${CPU_NGINX[nginx]} wrk_cpu_ms=${CPU_WRK[gateway]} redis_cpu_ms=${CPU_REDIS[gateway]}"
