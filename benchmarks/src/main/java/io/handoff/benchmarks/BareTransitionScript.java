@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * The bare Redis round trip of one session transition, without the gateway: sessions are created directly with the
  * gateway's own {@code create.lua} under a private key prefix, then each is moved ALLOCATED -> READY by one EVALSHA of
  * {@code transition.lua}, with the KEYS/ARGV the gateway's RedisSessionStore sends. The scripts are read from the
- * gateway's source tree, never copied. Uses the same client as the gateway (Vert.x Redis, pooled, RESP2).
+ * gateway's source tree, never copied, each after the shared {@code lib.lua} as the gateway loads them. Uses the same
+ * client as the gateway (Vert.x Redis, pooled, RESP2).
  */
 final class BareTransitionScript implements AutoCloseable {
 
@@ -46,8 +47,10 @@ final class BareTransitionScript implements AutoCloseable {
     private volatile boolean closing;
 
     BareTransitionScript(String url, Path transitionScript, Path createScript) throws Exception {
-        String transition = read(transitionScript);
-        String create = read(createScript);
+        // as the gateway loads them (RedisScript): each after the helpers they share, lib.lua beside transition.lua
+        String lib = read(transitionScript.resolveSibling("lib.lua")) + "\n";
+        String transition = lib + read(transitionScript);
+        String create = lib + read(createScript);
         this.vertx = Vertx.vertx();
         this.redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(url)
                 .setPreferredProtocolVersion(ProtocolVersion.RESP2).setMaxPoolSize(4).setMaxPoolWaiting(64));
