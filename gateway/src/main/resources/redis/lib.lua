@@ -1,4 +1,6 @@
 -- Shared by every session script: prepended to each one when it is loaded (see RedisScript).
+-- reserve.lua and create.lua call reserve_key and create_record with their own keys; allocate.lua calls both in one
+-- step where one Redis holds every key (see RedisDeployment).
 
 local function is_live(state)
   return state == 'ALLOCATED' or state == 'READY' or state == 'ATTACHED'
@@ -86,4 +88,41 @@ local function index_held(session_key, held_key, session_id)
   end
   local _, until_ms = obligations_of(record)
   place_held(held_key, session_id, until_ms)
+end
+
+-- Reserves an idempotency key for a new session, or answers the session that already holds it ({'EXISTING', value})
+-- or the tenant's quota ({'QUOTA', live}); {'RESERVED', ''} when reserved.
+-- ended_holder: '' or the key's value '<id>|<fingerprint>' when the caller found that holder's record ended: the key is
+-- then taken over, but only while it still holds exactly that value. An ended session never becomes live again, so
+-- the caller's verdict still holds; a changed value means another attempt got there first.
+local function reserve_key(idem_key, live_key, session_id, fingerprint, now_ms, key_ttl_ms, max_live, expiry_ms,
+                           ended_holder)
+  local existing = redis.call('GET', idem_key)
+  if existing then
+    if existing ~= ended_holder then
+      return {'EXISTING', existing}
+    end
+    -- The ended holder no longer counts against the quota, even if its own index update was lost.
+    redis.call('ZREM', live_key, string.sub(existing, 1, string.find(existing, '|', 1, true) - 1))
+  end
+  redis.call('ZREMRANGEBYSCORE', live_key, '-inf', now_ms)
+  local live = redis.call('ZCARD', live_key)
+  if live >= tonumber(max_live) then
+    return {'QUOTA', tostring(live)}
+  end
+  redis.call('SET', idem_key, session_id .. '|' .. fingerprint, 'PX', key_ttl_ms)
+  redis.call('ZADD', live_key, expiry_ms, session_id)
+  return {'RESERVED', ''}
+end
+
+-- Creates a session record from ARGV[first_field..] (field, value pairs) and indexes it at its lease expiry, unless
+-- it exists already (an idempotent retry: {'EXISTING', its fields}); {'CREATED'} when created.
+local function create_record(session_key, due_key, counts_key, session_id, expiry_ms, first_field)
+  if redis.call('EXISTS', session_key) == 1 then
+    return {'EXISTING', redis.call('HGETALL', session_key)}
+  end
+  redis.call('HSET', session_key, unpack(ARGV, first_field))
+  redis.call('ZADD', due_key, expiry_ms, session_id)
+  redis.call('HINCRBY', counts_key, 'ALLOCATED', 1)
+  return {'CREATED'}
 end

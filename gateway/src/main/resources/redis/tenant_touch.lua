@@ -1,8 +1,9 @@
 -- Keep the tenant's bookkeeping in step with one session: its live-index entry and its idempotency key's life.
 -- Runs in the tenant's slot, after the session's own script. If a replica dies between the two, the index
--- heals by itself: entries are lease-expiry hints, pruned once their time has passed.
+-- heals by itself: entries are lease-expiry hints, pruned once their time has passed. (An ending session only
+-- leaves the live index, by a plain ZREM or inside transition.lua: its key already outlives its tombstone.)
 -- KEYS[1] idempotency key  KEYS[2] tenant live index
--- ARGV[1] session id  ARGV[2] 'live', 'ended' or 'purged'  ARGV[3] lease expiry ms  ARGV[4] key ttl ms
+-- ARGV[1] session id  ARGV[2] 'live' (renewed) or 'purged'  ARGV[3] lease expiry ms  ARGV[4] key ttl ms
 local value = redis.call('GET', KEYS[1])
 local ours = value and string.sub(value, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. '|'
 if ARGV[2] == 'live' then

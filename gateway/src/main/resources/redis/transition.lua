@@ -4,6 +4,7 @@
 -- The record is read once; every field the move changes is written in one HSET, and the answer is the record as
 -- read with those changes.
 -- KEYS[1] session  KEYS[2] bucket due index  KEYS[3] bucket state counts  KEYS[4] bucket engine-held index
+-- KEYS[5] optional, where one Redis holds every key: the tenant's live index, which an ending session leaves here
 -- ARGV[1] session id  ARGV[2] tenant or ''  ARGV[3] expected epoch or ''  ARGV[4] legal sources of the first step as ',A,B,'
 -- ARGV[5] target  ARGV[6] '1' if target is terminal  ARGV[7] reason  ARGV[8] now ms  ARGV[9] retention ms
 -- ARGV[10] claim ttl ms or '' for no claim  ARGV[11] steps (1, or 2 through a state)
@@ -69,5 +70,8 @@ redis.call('HINCRBY', KEYS[3], source, -1)
 redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
 if terminal then
   place_held(KEYS[4], ARGV[1], held_until)
+  if KEYS[5] then
+    redis.call('ZREM', KEYS[5], ARGV[1])
+  end
 end
 return {'OK', token, flat(record)}

@@ -13,6 +13,7 @@ import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.SessionPolicy;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
@@ -77,7 +78,7 @@ class ReplicatedReaperTest {
         Replica(String name) {
             this.name = name;
             this.store = new RedisSessionStore(clients.newClient(), prefix, new StoreSettings(Duration.ofMinutes(10),
-                    10_000), Duration.ofSeconds(2));
+                    10_000), Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
             this.port = new RecordingCleanupPort(name);
             SessionMetrics metrics = new SessionMetrics(new SimpleMeterRegistry());
             this.cleanup = new CleanupExecutor(store, port, clock, metrics, 5, Duration.ofSeconds(5), CLAIM_TTL,

@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
@@ -60,7 +61,7 @@ class RedisAclSessionStoreTest extends SessionLifecycleContract {
     @Override
     protected SessionStore newStore(StoreSettings settings) {
         return new RedisSessionStore(clients.newClient(), "acl-" + UUID.randomUUID(), settings,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
     }
 
     @AfterEach
@@ -95,7 +96,7 @@ class RedisAclSessionStoreTest extends SessionLifecycleContract {
         try (TestRedisClients wrong = new TestRedisClients(new RedisOptions()
                 .setConnectionString(RedisAcl.urlAs("not-the-password", server.url())))) {
             SessionStore refused = new RedisSessionStore(wrong.newClient(), "acl-" + UUID.randomUUID(),
-                    new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2));
+                    new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
             SessionException e = assertThrows(SessionException.class, () -> join(refused.ping()));
             assertEquals(SessionFailure.STORE_UNAVAILABLE, e.failure());
         }

@@ -3,6 +3,7 @@ package io.handoff.gateway.session;
 import com.google.protobuf.Struct;
 import io.handoff.connector.spi.ScheduleStyle;
 import io.handoff.gateway.reaper.CleanupExecutor;
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
@@ -81,7 +82,8 @@ class RedisClusterFailoverTest {
                 Duration.ofMinutes(10), 1_000_000, ScheduleStyle.CONTEXT_FIRST, Set.of(ScheduleStyle.CONTEXT_FIRST),
                 true, 256, 1024);
         store = new RedisSessionStore(clients.newClient(), prefix,
-                new StoreSettings(policy.tombstoneRetention(), policy.maxLivePerTenant()), Duration.ofSeconds(2));
+                new StoreSettings(policy.tombstoneRetention(), policy.maxLivePerTenant()), Duration.ofSeconds(2),
+                RedisDeployment.CLUSTER);
         SessionMetrics metrics = new SessionMetrics(new SimpleMeterRegistry());
         CleanupExecutor cleanup = new CleanupExecutor(store, new RecordingCleanupPort("replica-a"), clock, metrics, 3,
                 Duration.ofSeconds(5), Duration.ofSeconds(20), new HandoffTracing(OpenTelemetry.noop()));

@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
@@ -55,7 +56,8 @@ class RedisClusterSessionStoreTest extends SessionLifecycleContract {
     @Override
     protected SessionStore newStore(StoreSettings settings) {
         prefix = "cluster-" + UUID.randomUUID();
-        return new RedisSessionStore(clients.newClient(), prefix, settings, Duration.ofSeconds(2));
+        return new RedisSessionStore(clients.newClient(), prefix, settings, Duration.ofSeconds(2),
+                RedisDeployment.CLUSTER);
     }
 
     @Test
@@ -81,7 +83,7 @@ class RedisClusterSessionStoreTest extends SessionLifecycleContract {
         // master, or, with "{}", scripts whose keys cross slots
         for (String prefix : new String[] {"handoff{prod}", "{}", "a}b"}) {
             assertThrows(IllegalArgumentException.class, () -> new RedisSessionStore(clients.newClient(), prefix,
-                    new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2)));
+                    new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2), RedisDeployment.CLUSTER));
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
 import io.handoff.gateway.session.store.SessionStore;
@@ -9,15 +10,20 @@ import io.handoff.gateway.testing.TestRedisClients;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,7 +54,8 @@ class RedisSessionStoreTest extends SessionLifecycleContract {
     @Override
     protected SessionStore newStore(StoreSettings settings) {
         prefix = "test-" + UUID.randomUUID();
-        return new RedisSessionStore(clients.newClient(), prefix, settings, Duration.ofSeconds(2));
+        return new RedisSessionStore(clients.newClient(), prefix, settings, Duration.ofSeconds(2),
+                RedisDeployment.SINGLE_NODE);
     }
 
     // The tenant's live index is only a hint (docs/api.md, Storage): whether a Generate is still live is decided
@@ -80,6 +87,52 @@ class RedisSessionStoreTest extends SessionLifecycleContract {
         assertTrue(retry.created());
         assertNotEquals(failed.id(), retry.session().id());
         assertEquals(1, join(store.countLive("t1", clock.instant())), "the ended attempt no longer counts");
+    }
+
+    /** One Redis: what an allocation and an ending each take is one call, and the tenant's index follows both. */
+    @Test
+    void onOneRedisAnAllocationAndAnEndingAreOneCallEach() {
+        AtomicReference<Session> allocated = new AtomicReference<>();
+        List<String> allocation = callsOfThisStore(() -> allocated.set(allocate("t1", "k1")));
+        assertEquals(List.of("EVALSHA"), allocation, "the key reserved and the record created in one script");
+        Session s = allocated.get();
+        assertEquals(s, reload(s.id()));
+        assertEquals(1, join(store.countLive("t1", clock.instant())));
+
+        List<String> ending = callsOfThisStore(() -> join(service.end("t1", s.id(), SessionState.FAILED,
+                "the prefill failed", OptionalLong.of(s.epoch()), List.of())));
+        assertEquals(List.of("EVALSHA"), ending, "the ending and the tenant's live index in one script");
+        assertEquals(0, join(store.countLive("t1", clock.instant())), "the ended session no longer counts");
+        assertEquals(SessionState.FAILED, reload(s.id()).state());
+    }
+
+    /**
+     * The commands this test's store sent while {@code action} ran, in order (from the slow log, which then logs every
+     * command; the commands a script runs are logged with no client and left out).
+     */
+    private List<String> callsOfThisStore(Runnable action) {
+        join(admin.send(Request.cmd(Command.CONFIG).arg("SET").arg("slowlog-log-slower-than").arg("0")));
+        join(admin.send(Request.cmd(Command.SLOWLOG).arg("RESET")));
+        try {
+            action.run();
+        } finally {
+            join(admin.send(Request.cmd(Command.CONFIG).arg("SET").arg("slowlog-log-slower-than").arg("10000")));
+        }
+        Response log = join(admin.send(Request.cmd(Command.SLOWLOG).arg("GET").arg("1000")));
+        List<String> calls = new ArrayList<>();
+        for (int i = log.size() - 1; i >= 0; i--) { // the slow log lists the newest first
+            Response entry = log.get(i);
+            Response args = entry.get(3);
+            boolean fromAClient = !entry.get(4).toString().startsWith("?");
+            boolean ours = false;
+            for (int a = 0; a < args.size(); a++) {
+                ours |= args.get(a).toString().startsWith(prefix + ":");
+            }
+            if (fromAClient && ours) {
+                calls.add(args.get(0).toString().toUpperCase(Locale.ROOT));
+            }
+        }
+        return calls;
     }
 
     private void setLiveIndexHint(String tenant, String sessionId, Instant leaseExpiry) {

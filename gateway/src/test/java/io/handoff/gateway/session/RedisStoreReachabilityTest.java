@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.testing.RedisServer;
@@ -50,7 +51,7 @@ class RedisStoreReachabilityTest {
         server = RedisServer.startOnFreePort();
         clients = new TestRedisClients(server);
         store = new RedisSessionStore(clients.newClient(), "reach", new StoreSettings(Duration.ofMinutes(10), 100),
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
         logger.addHandler(capture);
     }
 

@@ -1,5 +1,6 @@
 package io.handoff.gateway.session;
 
+import io.handoff.gateway.session.store.RedisDeployment;
 import io.handoff.gateway.session.store.RedisSessionStore;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
@@ -65,7 +66,7 @@ class RedisTlsSessionStoreTest extends SessionLifecycleContract {
     @Override
     protected SessionStore newStore(StoreSettings settings) {
         return new RedisSessionStore(clients.newClient(), "tls-" + UUID.randomUUID(), settings,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
     }
 
     @Test
@@ -88,7 +89,7 @@ class RedisTlsSessionStoreTest extends SessionLifecycleContract {
 
     private static void assertUnavailable(TestRedisClients clientsOfTheTest) {
         SessionStore unreachable = new RedisSessionStore(clientsOfTheTest.newClient(), "tls-" + UUID.randomUUID(),
-                new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2));
+                new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
         SessionException e = assertThrows(SessionException.class, () -> join(unreachable.ping()));
         assertEquals(SessionFailure.STORE_UNAVAILABLE, e.failure());
     }

@@ -25,12 +25,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
  * Sessions in Redis, shared by any number of gateway replicas. Every decision that must be atomic is one Lua
  * script inside one Cluster slot (see {@link RedisKeys}); the tenant's bookkeeping lives in another slot and is
- * kept in step by a second, self-healing script ({@code tenant_touch.lua}).
+ * kept in step by a second, self-healing call ({@code tenant_touch.lua}, or a plain {@code ZREM} for an ending). On
+ * one Redis ({@link RedisDeployment#SINGLE_NODE}) an allocation and an ending each do both in one script.
  *
  * <p>Expects the RESP2 protocol (flat arrays), which is how the gateway configures its client.
  */
@@ -44,6 +46,7 @@ public final class RedisSessionStore implements SessionStore {
 
     private static final RedisScript RESERVE = RedisScript.load("reserve");
     private static final RedisScript CREATE = RedisScript.load("create");
+    private static final RedisScript ALLOCATE = RedisScript.load("allocate");
     private static final RedisScript RENEW = RedisScript.load("renew");
     private static final RedisScript TRANSITION = RedisScript.load("transition");
     private static final RedisScript RECORD_OBLIGATION = RedisScript.load("record_obligation");
@@ -56,9 +59,12 @@ public final class RedisSessionStore implements SessionStore {
     private final RedisKeys keys;
     private final StoreSettings settings;
     private final Duration timeout;
+    private final RedisDeployment deployment;
     private final StoreReachability reachability = new StoreReachability("the session store (Redis)");
 
-    public RedisSessionStore(Redis redis, String keyPrefix, StoreSettings settings, Duration timeout) {
+    public RedisSessionStore(Redis redis, String keyPrefix, StoreSettings settings, Duration timeout,
+            RedisDeployment deployment) {
+        this.deployment = deployment;
         this.redis = redis;
         this.keys = new RedisKeys(keyPrefix);
         this.settings = settings;
@@ -84,22 +90,32 @@ public final class RedisSessionStore implements SessionStore {
     private Uni<Allocation> reserve(NewSession s, String endedHolder) {
         Duration keyTtl = Duration.between(s.now(), s.leaseExpiresAt()).plus(settings.tombstoneRetention())
                 .plus(KEY_MARGIN);
-        return run(RESERVE, List.of(keys.idempotency(s.tenant(), s.idempotencyKey()), keys.tenantLive(s.tenant())),
-                List.of(s.id(), s.fingerprint(), SessionCodec.millis(s.now()), Long.toString(keyTtl.toMillis()),
-                        Integer.toString(settings.maxLivePerTenant()), SessionCodec.millis(s.leaseExpiresAt()),
-                        endedHolder))
-                .flatMap(reply -> {
-                    String outcome = reply.get(0).toString();
-                    switch (outcome) {
-                        case "QUOTA":
-                            return Uni.createFrom().failure(new SessionException(SessionFailure.QUOTA_EXCEEDED,
-                                    "tenant has " + reply.get(1) + " live sessions, the most it may have"));
-                        case "EXISTING":
-                            return answerHolder(s, reply.get(1).toString());
-                        default:
-                            return create(s);
-                    }
-                });
+        List<String> tenantKeys = List.of(keys.idempotency(s.tenant(), s.idempotencyKey()),
+                keys.tenantLive(s.tenant()));
+        List<String> args = new ArrayList<>(List.of(s.id(), s.fingerprint(), SessionCodec.millis(s.now()),
+                Long.toString(keyTtl.toMillis()), Integer.toString(settings.maxLivePerTenant()),
+                SessionCodec.millis(s.leaseExpiresAt()), endedHolder));
+        if (deployment == RedisDeployment.SINGLE_NODE) {
+            List<String> allKeys = new ArrayList<>(tenantKeys);
+            allKeys.addAll(sessionKeys(s.id()).subList(0, 3));
+            args.addAll(SessionCodec.fieldsOf(s));
+            return run(ALLOCATE, allKeys, args).flatMap(reply -> reserved(s, reply, () -> created(s, reply)));
+        }
+        return run(RESERVE, tenantKeys, args).flatMap(reply -> reserved(s, reply, () -> create(s)));
+    }
+
+    /** What a reservation answered: a full quota or a held key, or else what {@code next} makes of it. */
+    private Uni<Allocation> reserved(NewSession s, Response reply, Supplier<Uni<Allocation>> next) {
+        switch (reply.get(0).toString()) {
+            case "QUOTA":
+                return Uni.createFrom().failure(new SessionException(SessionFailure.QUOTA_EXCEEDED,
+                        "tenant has " + reply.get(1) + " live sessions, the most it may have"));
+            case "EXISTING":
+                // reserve_key's EXISTING carries the key's value; create_record's never comes for a fresh id
+                return answerHolder(s, reply.get(1).toString());
+            default:
+                return next.get();
+        }
     }
 
     /**
@@ -128,15 +144,18 @@ public final class RedisSessionStore implements SessionStore {
         args.add(SessionCodec.millis(s.leaseExpiresAt()));
         args.add(s.id());
         args.addAll(SessionCodec.fieldsOf(s));
-        return run(CREATE, sessionKeys(s.id()), args).map(reply -> {
-            if ("CREATED".equals(reply.get(0).toString())) {
-                return new Allocation(new Session(s.id(), s.tenant(), s.requestId(), s.model(), s.idempotencyKey(),
-                        s.fingerprint(), s.style(), s.disposition(), SessionState.ALLOCATED, 1, s.now(), s.now(),
-                        s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(), s.traceParent(),
-                        Map.of(), List.of()), true);
-            }
-            return new Allocation(SessionCodec.fromFields(fields(reply.get(1))), false);
-        });
+        return run(CREATE, sessionKeys(s.id()), args).flatMap(reply -> created(s, reply));
+    }
+
+    /** What {@code create_record} answered: the new session, or the one stored under its id already. */
+    private static Uni<Allocation> created(NewSession s, Response reply) {
+        if ("CREATED".equals(reply.get(0).toString())) {
+            return Uni.createFrom().item(new Allocation(new Session(s.id(), s.tenant(), s.requestId(), s.model(),
+                    s.idempotencyKey(), s.fingerprint(), s.style(), s.disposition(), SessionState.ALLOCATED, 1,
+                    s.now(), s.now(), s.lease(), s.leaseExpiresAt(), 0, "", null, null, s.attributes(), s.route(),
+                    s.traceParent(), Map.of(), List.of()), true));
+        }
+        return Uni.createFrom().item(new Allocation(SessionCodec.fromFields(fields(reply.get(1))), false));
     }
 
     private static NewSession withId(NewSession s, String id) {
@@ -191,7 +210,13 @@ public final class RedisSessionStore implements SessionStore {
             args.add(settled.id());
             args.add(SessionCodec.encodeObligation(settled));
         }
-        Uni<Transitioned> flow = run(TRANSITION, sessionKeys(c.sessionId()), args)
+        // where one Redis holds every key, an ending leaves the tenant's live index in the same script
+        boolean leavesInScript = terminal && c.tenant() != null && deployment == RedisDeployment.SINGLE_NODE;
+        List<String> scriptKeys = new ArrayList<>(sessionKeys(c.sessionId()));
+        if (leavesInScript) {
+            scriptKeys.add(keys.tenantLive(c.tenant()));
+        }
+        Uni<Transitioned> flow = run(TRANSITION, scriptKeys, args)
                 .flatMap(reply -> {
                     String outcome = reply.get(0).toString();
                     if (!"OK".equals(outcome)) {
@@ -199,7 +224,7 @@ public final class RedisSessionStore implements SessionStore {
                     }
                     Session moved = SessionCodec.fromFields(fields(reply.get(2)));
                     Transitioned result = new Transitioned(moved, claimOf(reply.get(1).toLong(), moved));
-                    return terminal ? touchTenant(moved, "ended", c.now()).replaceWith(result)
+                    return terminal && !leavesInScript ? leaveTenantLive(moved).replaceWith(result)
                             : Uni.createFrom().item(result);
                 });
         return guard(flow);
@@ -244,7 +269,7 @@ public final class RedisSessionStore implements SessionStore {
                             Session expired = SessionCodec.fromFields(fields(reply.get(2)));
                             ReapStep step = new ReapStep(ReapStep.Kind.EXPIRED, expired,
                                     claimOf(reply.get(1).toLong(), expired));
-                            return touchTenant(expired, "ended", now).replaceWith(step);
+                            return leaveTenantLive(expired).replaceWith(step);
                         }
                         case "CLAIMED": {
                             Session held = SessionCodec.fromFields(fields(reply.get(2)));
@@ -416,6 +441,15 @@ public final class RedisSessionStore implements SessionStore {
         return guard(redis.send(Request.cmd(Command.PING)).replaceWithVoid());
     }
 
+    /**
+     * An ended session no longer counts against its tenant's quota. Its idempotency key keeps the life it was given
+     * (lease expiry, retention and a margin), which outlasts the tombstone; the purge deletes it first.
+     */
+    private Uni<Void> leaveTenantLive(Session s) {
+        return redis.send(Request.cmd(Command.ZREM).arg(keys.tenantLive(s.tenant())).arg(s.id())).replaceWithVoid();
+    }
+
+    /** A renewed session ({@code live}) or a purged one: its live-index entry and its idempotency key's life. */
     private Uni<Void> touchTenant(Session s, String mode, Instant now) {
         Instant keyUntil = s.isTerminal() ? s.tombstoneExpiresAt() : s.leaseExpiresAt().plus(
                 settings.tombstoneRetention());

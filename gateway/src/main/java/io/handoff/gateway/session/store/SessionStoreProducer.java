@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /** The one place that chooses the session store (and the rate-limit store with it), from {@code handoff.store.kind}. */
@@ -16,7 +17,8 @@ public class SessionStoreProducer {
 
     @Produces
     @Singleton
-    SessionStore sessionStore(StoreConfig config, SessionConfig sessions, Instance<Redis> redis) {
+    SessionStore sessionStore(StoreConfig config, SessionConfig sessions, Instance<Redis> redis,
+            @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType) {
         StoreSettings settings = new StoreSettings(sessions.tombstoneRetention(), sessions.maxLivePerTenant());
         return switch (config.kind()) {
             case MEMORY -> {
@@ -24,9 +26,12 @@ public class SessionStoreProducer {
                 yield new InMemorySessionStore(settings);
             }
             case REDIS -> {
-                LOG.infof("KV sessions are kept in Redis under key prefix '%s'", config.redis().keyPrefix());
+                RedisDeployment deployment = RedisDeployment.ofClientType(clientType);
+                LOG.infof("KV sessions are kept in Redis under key prefix '%s' (%s)", config.redis().keyPrefix(),
+                        deployment == RedisDeployment.CLUSTER ? "a Redis Cluster: a script per hash slot"
+                                : "one Redis: an allocation and an ending are one script each");
                 yield new RedisSessionStore(redis.get(), config.redis().keyPrefix(), settings,
-                        config.redis().timeout());
+                        config.redis().timeout(), deployment);
             }
         };
     }
