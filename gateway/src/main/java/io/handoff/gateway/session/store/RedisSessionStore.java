@@ -96,8 +96,8 @@ public final class RedisSessionStore implements SessionStore {
                 Long.toString(keyTtl.toMillis()), Integer.toString(settings.maxLivePerTenant()),
                 SessionCodec.millis(s.leaseExpiresAt()), endedHolder));
         if (deployment == RedisDeployment.SINGLE_NODE) {
-            List<String> allKeys = new ArrayList<>(tenantKeys);
-            allKeys.addAll(sessionKeys(s.id()).subList(0, 3));
+            List<String> allKeys = List.of(tenantKeys.get(0), tenantKeys.get(1), keys.session(s.id()),
+                    keys.dueOf(s.id()), keys.countsOf(s.id()));
             args.addAll(SessionCodec.fieldsOf(s));
             return run(ALLOCATE, allKeys, args).flatMap(reply -> reserved(s, reply, () -> created(s, reply)));
         }
@@ -111,7 +111,7 @@ public final class RedisSessionStore implements SessionStore {
                 return Uni.createFrom().failure(new SessionException(SessionFailure.QUOTA_EXCEEDED,
                         "tenant has " + reply.get(1) + " live sessions, the most it may have"));
             case "EXISTING":
-                // reserve_key's EXISTING carries the key's value; create_record's never comes for a fresh id
+                // the key's holder (allocate.lua calls a record already under this id EXISTING_RECORD)
                 return answerHolder(s, reply.get(1).toString());
             default:
                 return next.get();
