@@ -67,6 +67,7 @@ class CancelBeforeAcceptanceTest extends FleetTestSupport {
             assertEquals(1, route.inFlight().get());
             call.cancel();
             assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
+            awaitCancelSeenDuringAdmission(route, id);
         } finally {
             RedisTestResource.server().command("CLIENT UNPAUSE");
         }
@@ -105,6 +106,7 @@ class CancelBeforeAcceptanceTest extends FleetTestSupport {
             assertEquals(1, route.prefill().member("prefill-0").orElseThrow().outstanding());
             call.cancel();
             assertEquals(Status.Code.CANCELLED, call.awaitStatus().getStatus().getCode());
+            awaitCancelSeenDuringAdmission(route, id);
         } finally {
             RedisTestResource.server().thaw();
         }
@@ -127,6 +129,17 @@ class CancelBeforeAcceptanceTest extends FleetTestSupport {
         List<GenerateResponse> decoded = StreamingGenerate.run(leg("decode", null), decode);
         assertTrue(decoded.get(decoded.size() - 1).hasFinished(), decoded.toString());
         awaitNoKvPinned(fleet().vllm());
+    }
+
+    /**
+     * The client sees its cancel at once; the gateway sees it when the stream's reset arrives. Waiting for what the
+     * gateway does on it (the request id and the route's place given back) while the store still holds the admission
+     * makes the cancel one during admission: were the store let go first, the admission could finish before the
+     * reset arrived, and the request would be accepted and aborted, a different case.
+     */
+    private void awaitCancelSeenDuringAdmission(Route route, String id) {
+        Awaitility.await("the gateway saw the cancel during admission").atMost(StreamingGenerate.WAIT).until(() ->
+                live.find(SimulatedFleetProfile.TENANT, id).isEmpty() && route.inFlight().get() == 0);
     }
 
     /** The client's channel sending a participant's prefill leg on {@code session}. */
