@@ -15,10 +15,14 @@
 #   ./mvnw -q -B package -pl gateway,benchmarks -am -DskipTests
 # (lib.sh holds the process plumbing both benchmark scripts share.)
 #
-# Usage: benchmarks/run-generate-benchmark.sh [--build] [--store memory|redis] [driver options...]
+# Usage: benchmarks/run-generate-benchmark.sh [--build] [--hops] [--store memory|redis] [driver options...]
 #   Driver options are passed after these defaults (a later value wins):
 #     --mode both --concurrency 64 --max-tokens 64 --warmup-seconds 120 --seconds 10 --rounds 3 --latency-seconds 10
 #   --token-interval-ms N and --prefill-latency-ms N also configure the simulators (default 0: as fast as they can).
+#   --hops: during the one-in-flight phase, record the machine's scheduler wake-ups (perf sched, from Debian's
+#   linux-perf; root or kernel.perf_event_paranoid=-1) and print each target's time to first token hop by hop
+#   (io.handoff.benchmarks.SchedulerHops), e.g.
+#     benchmarks/run-generate-benchmark.sh --hops --token-interval-ms 5 --max-tokens 32 --latency-seconds 60
 #   e.g. benchmarks/run-generate-benchmark.sh --store redis --concurrency 32
 #
 # Environment:
@@ -40,6 +44,7 @@ cd "$ROOT"
 source "$ROOT/benchmarks/lib.sh"
 
 BUILD=0
+HOPS=0
 STORE=memory
 TOKEN_INTERVAL=0
 PREFILL_LATENCY=0
@@ -47,6 +52,7 @@ ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD=1 ;;
+    --hops) HOPS=1 ;;
     --store) STORE="${2:?--store needs memory or redis}"; shift ;;
     --store=*) STORE="${1#--store=}" ;;
     --token-interval-ms) TOKEN_INTERVAL="${2:?}"; ARGS+=("$1" "$2"); shift ;;
@@ -73,6 +79,10 @@ fi
 
 RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/handoff-generate-bench.XXXXXX")"
 trap_cleanup
+if [[ "$HOPS" == 1 ]]; then
+  command -v perf >/dev/null || { echo "--hops needs perf (apt-get install linux-perf)" >&2; exit 2; }
+  ARGS+=(--hops "$RUN_DIR/sched.data")
+fi
 
 # CPU seconds of each thread of a process since it started, busiest first, summed by thread name with its
 # number dropped (so the event loops, the JIT compilers and the GC threads each show as one line).

@@ -83,8 +83,7 @@ final class ClosedLoop extends AbstractClosedLoop {
             boolean recorded = countCompleted();
             tally.ended.incrementAndGet();
             if (recorded) {
-                tally.ttft.record(firstToken - start);
-                tally.total.record(end - start);
+                tally.recorded(start, firstToken, end);
             }
             next();
         }

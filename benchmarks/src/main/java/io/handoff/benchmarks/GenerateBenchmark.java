@@ -3,14 +3,17 @@ package io.handoff.benchmarks;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.core.Vertx;
 
+import java.io.IOException;
 import java.net.URI;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +58,8 @@ public final class GenerateBenchmark {
     private Map<String, Long> idleRss = Map.of();
     /** The heap of {@code --heap-of} after a full collection with the last phase's streams open. */
     private long heapOpen = -1;
+    /** The scheduler's recording of the one-in-flight phase ({@code --hops}), while it runs. */
+    private Process hopsRecording;
 
     private GenerateBenchmark(GenerateOptions o, Vertx vertx, List<Target> targets) {
         this.o = o;
@@ -150,6 +155,9 @@ public final class GenerateBenchmark {
 
         GenerateReport report = new GenerateReport(o, targets, load, latency, latencyCores, warmTrace);
         report.print();
+        if (latency != null && o.hops() != null) {
+            printHops(latency);
+        }
         System.out.println();
         StringBuilder sent = new StringBuilder("requests over the whole run (probe, warm-up, settle and drain"
                 + " included; to divide a process's CPU since its start by):");
@@ -371,6 +379,61 @@ public final class GenerateBenchmark {
         return line.toString().strip();
     }
 
+    /**
+     * Each target's time to first token at one in flight, hop by hop, from the scheduler's wake-ups
+     * ({@link SchedulerHops}): every watched process but the gateway and Redis is taken for an engine.
+     */
+    private void printHops(Map<Target, Tally> tallies) throws IOException, InterruptedException {
+        System.out.println();
+        if (hopsRecording == null) {
+            System.out.println("hops: not recorded");
+            return;
+        }
+        List<SchedulerHops.Wake> wakes = SchedulerHops.read(hopsRecording, o.hops());
+        long client = ProcessHandle.current().pid();
+        long gateway = o.watch().get("gateway");
+        Set<Long> engines = new HashSet<>();
+        o.watch().forEach((name, pid) -> {
+            if (!name.equals("gateway") && !name.equals("redis")) {
+                engines.add(pid);
+            }
+        });
+        System.out.printf("One in flight, the time to first token hop by hop (ms, median of the requests whose every hop"
+                + " showed as a wake-up; perf sched, %d wake-ups in %s):%n", wakes.size(), o.hops());
+        List<String[]> rows = new ArrayList<>();
+        List<String> header = new ArrayList<>(List.of("target", "requests"));
+        header.addAll(SchedulerHops.HOP_NAMES.subList(0, SchedulerHops.TTFT_HOPS));
+        header.add("= TTFT");
+        header.addAll(SchedulerHops.HOP_NAMES.subList(SchedulerHops.TTFT_HOPS, SchedulerHops.HOP_NAMES.size()));
+        rows.add(header.toArray(String[]::new));
+        for (Target t : targets) {
+            List<SchedulerHops.Request> requests = tallies.get(t).moments();
+            long proxy = t.key().equals("direct") ? client : gateway;
+            List<SchedulerHops.Hops> hops = new ArrayList<>();
+            for (SchedulerHops.Request r : requests) {
+                SchedulerHops.of(r, wakes, client, proxy, engines).ifPresent(hops::add);
+            }
+            List<String> row = new ArrayList<>(List.of(t.name(), hops.size() + " of " + requests.size()));
+            long[] medians = SchedulerHops.medians(hops);
+            long ttft = 0;
+            for (int h = 0; h < medians.length; h++) {
+                row.add(String.format("%.3f", medians[h] / 1e6));
+                ttft += h < SchedulerHops.TTFT_HOPS ? medians[h] : 0;
+                if (h == SchedulerHops.TTFT_HOPS - 1) {
+                    row.add(String.format("%.3f", ttft / 1e6));
+                }
+            }
+            rows.add(row.toArray(String[]::new));
+        }
+        Table.print(rows);
+        System.out.println("  (to gateway: the client's request until it woke the gateway; intake: until the gateway,"
+                + " or the client sent direct, woke an engine with the prefill leg; handoff: from the prefill's answer"
+                + " waking it until it woke an engine with the decode leg; decode 1st event: until the decode engine"
+                + " last woke it before the first token; relay: until the gateway woke the client; to client: until"
+                + " the client read the token; decode rest: from that token's wake-up to the decode engine's last one;"
+                + " ending: from there until the client saw the stream end. Medians need not add up to the median.)");
+    }
+
     /** One request in flight, the targets taking turns request by request; answers the CPU of the window. */
     private Map<String, Double> oneInFlight(Map<Target, Tally> tallies) throws InterruptedException {
         AtomicLong turn = new AtomicLong();
@@ -379,6 +442,10 @@ public final class GenerateBenchmark {
         loop.start();
         TimeUnit.NANOSECONDS.sleep(Math.max(o.settle().toNanos(), TimeUnit.SECONDS.toNanos(1)));
         CpuWatch cpu = new CpuWatch(o.watch());
+        if (o.hops() != null) {
+            tallies.values().forEach(Tally::keepMoments);
+            hopsRecording = SchedulerHops.record(o.hops(), o.latency()).orElse(null);
+        }
         cpu.start();
         long start = System.nanoTime();
         loop.recording(true);

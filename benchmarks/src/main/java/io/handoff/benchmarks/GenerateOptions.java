@@ -1,6 +1,7 @@
 package io.handoff.benchmarks;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +19,7 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         int maxTokens, Duration warmup, Duration seconds, long requests, int rounds, Duration settle,
         Duration latency, int channels, long tokenIntervalMs, long prefillLatencyMs, String store,
         Map<String, Long> watch, String heapOf, Duration ramp, Map<String, String> policies, List<URI> prefillPool,
-        List<URI> decodePool, PromptWorkload workload) {
+        List<URI> decodePool, PromptWorkload workload, Path hops) {
 
     /** Which gateway fronts run against the direct baseline. */
     enum Mode {
@@ -57,6 +58,9 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
             "  --watch NAME=PID          also report CPU and RSS of this process (repeatable, Linux)",
             "  --heap-of NAME            a watched JVM whose heap is measured after a full GC (jcmd) with every",
             "                            stream of a load phase still open, and again once it drained",
+            "  --hops FILE               record the one-in-flight phase's wake-ups into FILE (perf sched, Linux)",
+            "                            and print each target's time to first token hop by hop; needs",
+            "                            --watch gateway=PID and the engines' processes as further --watch",
             "policy comparison (issue 15): with --policy, the run compares the gateway's routes instead of direct",
             "  --policy NAME=MODEL       a route (by the model it serves) whose prefill-policy is NAME (repeatable)",
             "  --prefill-pool URL        a prefill simulator of those routes, for its prefix hits (repeatable)",
@@ -93,6 +97,7 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         int prefixes = 32;
         int prefixTokens = 2000;
         int suffixTokens = 200;
+        Path hops = null;
         Flags flags = new Flags(args, USAGE);
         while (flags.next()) {
             String a = flags.name();
@@ -125,6 +130,7 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
                 case "--prefixes" -> prefixes = (int) positive(a, Integer.parseInt(value));
                 case "--prefix-tokens" -> prefixTokens = (int) positive(a, Integer.parseInt(value));
                 case "--suffix-tokens" -> suffixTokens = (int) positive(a, Integer.parseInt(value));
+                case "--hops" -> hops = Path.of(value);
                 default -> throw flags.unknown();
             }
         }
@@ -134,13 +140,16 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         if (!policies.isEmpty() && prefillPool.isEmpty()) {
             throw new IllegalArgumentException("--policy needs at least one --prefill-pool\n" + USAGE);
         }
+        if (hops != null && !watch.containsKey("gateway")) {
+            throw new IllegalArgumentException("--hops needs --watch gateway=PID\n" + USAGE);
+        }
         if (heapOf != null && !watch.containsKey(heapOf)) {
             throw new IllegalArgumentException("--heap-of " + heapOf + " names no --watch process\n" + USAGE);
         }
         return new GenerateOptions(gateway, gatewayGrpc, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
                 secondsOf(seconds), requests, rounds, secondsOf(settle), secondsOf(latency), channels, tokenInterval,
                 prefillLatency, store, watch, heapOf, secondsOf(ramp), policies, List.copyOf(prefillPool),
-                List.copyOf(decodePool), PromptWorkload.sharedPrefix(prefixes, prefixTokens, suffixTokens));
+                List.copyOf(decodePool), PromptWorkload.sharedPrefix(prefixes, prefixTokens, suffixTokens), hops);
     }
 
     private static void addPolicy(Map<String, String> policies, String value) {

@@ -23,12 +23,32 @@ final class Tally {
     private final Map<String, Double> coreSeconds = new LinkedHashMap<>();
     private double seconds;
     private long requests;
+    /** Start and first token of every recorded request, once {@link #keepMoments} was called. */
+    private List<SchedulerHops.Request> moments;
 
     Tally(Target target, String phase) {
         this.target = target;
         this.ttft = new LatencyRecorder(target.name() + " TTFT");
         this.total = new LatencyRecorder(target.name() + " total");
         this.errors = new ErrorLog(phase + ", " + target.name());
+    }
+
+    /** Keeps the start and first token of each request recorded from now on ({@link #moments}). */
+    synchronized void keepMoments() {
+        moments = new ArrayList<>();
+    }
+
+    /** One request that completed while recording: its latencies, and its moments when they are kept. */
+    synchronized void recorded(long start, long firstToken, long end) {
+        ttft.record(firstToken - start);
+        total.record(end - start);
+        if (moments != null) {
+            moments.add(new SchedulerHops.Request(start, firstToken, end));
+        }
+    }
+
+    synchronized List<SchedulerHops.Request> moments() {
+        return moments == null ? List.of() : List.copyOf(moments);
     }
 
     synchronized void window(double windowSeconds, long windowRequests, Map<String, Double> cores) {
