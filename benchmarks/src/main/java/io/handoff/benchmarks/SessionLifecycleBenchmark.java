@@ -17,9 +17,9 @@ import java.util.Map;
  */
 public final class SessionLifecycleBenchmark {
 
-    /** Targets the foundation issue states. */
+    /** The session service's aims in issue 12: at least this many lifecycles/s, Allocate within this of a bare script. */
     static final double TARGET_LIFECYCLES_PER_SECOND = 5_000;
-    static final double TARGET_RATIO = 3.0;
+    static final double TARGET_RATIO = 2.0;
 
     private SessionLifecycleBenchmark() {
     }
@@ -154,8 +154,8 @@ public final class SessionLifecycleBenchmark {
         printTable(List.of(row("AllocateKvSession (gRPC)", allocA), row("RenewKvSession (gRPC)", a.renew.summary()),
                 row("ReleaseKvSession (gRPC)", a.release.summary()), row("transition.lua bare EVALSHA", bareA),
                 row("GetKvSession, no store (gRPC floor)", floor.summary())));
-        System.out.printf("ratio Allocate p50 / bare transition p50 = %.2f   (target < %.0f: %s)%n", ratio,
-                TARGET_RATIO, ratio < TARGET_RATIO ? "MET" : "MISSED");
+        System.out.printf("ratio Allocate p50 / bare transition p50 = %.2f   (target <= %.0f: %s)%n", ratio,
+                TARGET_RATIO, ratio <= TARGET_RATIO ? "MET" : "MISSED");
         System.out.println(cpuLine(aCores));
 
         System.out.println();

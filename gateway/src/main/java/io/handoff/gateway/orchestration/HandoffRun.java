@@ -146,9 +146,29 @@ public final class HandoffRun implements RunningRequest {
      */
     private Multi<GenerateResponse> contextFirst() {
         return prefill().onItem().transformToMulti(result -> result instanceof PrefillResult.Ready ready
-                ? parked(ready, SessionState.ATTACHED, "the prefill parked its KV and the decode attaches")
-                        .onItem().transformToMulti(x -> decode(1))
+                ? decodeWhileAttaching(ready)
                 : finishedInPrefill((PrefillResult.Finished) result));
+    }
+
+    /**
+     * The decode leg leaves while the write that attaches it is in flight, rather than after it: the write is a
+     * store round trip on the way to the first token. It stays safe because the end waits for that write
+     * ({@link #lastMove}), a write refused (the session ended elsewhere) stops the run as a lost session, natively
+     * aborting the decode, and a replica that dies before the write lands leaves the hold unrecorded exactly as it
+     * would have between the prefill's answer and the write (docs/api.md, "Context-first").
+     */
+    private Multi<GenerateResponse> decodeWhileAttaching(PrefillResult.Ready ready) {
+        CompletableFuture<Void> attached = parked(ready, SessionState.ATTACHED,
+                "the prefill parked its KV and the decode attaches").subscribeAsCompletionStage();
+        if (attached.isDone()) { // written or refused at once (an in-process store, or the run is already ending)
+            return Uni.createFrom().completionStage(attached).onItem().transformToMulti(x -> decode(1));
+        }
+        attached.whenComplete((x, failure) -> {
+            if (failure != null && ending.get() instanceof Ending.SessionLost lost) {
+                stop.complete(lost.reason());
+            }
+        });
+        return decode(1);
     }
 
     /** A participant's prefill: parked, READY, and the framework gets our ref in PrefillReady for its decode leg. */
