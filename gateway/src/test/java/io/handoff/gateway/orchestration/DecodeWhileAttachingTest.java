@@ -1,32 +1,43 @@
 package io.handoff.gateway.orchestration;
 
 import io.handoff.gateway.session.Session;
+import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.testing.FamilyEngines;
 import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.RedisTestResource;
 import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.gateway.testing.StreamingGenerate;
+import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.FinishReason;
+import io.handoff.openengine.v1.GenerateResponse;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
 
 import static io.handoff.gateway.testing.GenerateEvents.assertFinishedOnce;
+import static io.handoff.gateway.testing.GenerateEvents.assertOneTerminalError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Context-first: the decode leg leaves while the write that records the producer's hold and attaches the decode is
- * in flight, and the session's end still waits for that write (docs/api.md, "Context-first").
+ * in flight; the session's end still waits for that write, and a refused write stops the decode (docs/api.md,
+ * "Context-first").
  */
 @QuarkusTest
 @TestProfile(SimulatedFleetProfile.class)
 class DecodeWhileAttachingTest extends FleetTestSupport {
+
+    @Inject
+    SessionService service;
 
     @Test
     void theDecodeStreamsWhileTheAttachingWriteWaitsAndTheEndFollowsIt() {
@@ -57,6 +68,33 @@ class DecodeWhileAttachingTest extends FleetTestSupport {
         assertEquals(4, ended.epoch(), "ALLOCATED 1, READY 2 and ATTACHED 3 in one write, then COMPLETE 4");
         assertTrue(ended.pendingObligations().isEmpty(), "the pulled hold was discharged with the end: "
                 + ended.obligations());
+        awaitNoKvPinned(vllm);
+    }
+
+    @Test
+    void aDecodeWhoseAttachingWriteIsRefusedIsStoppedAndTheSessionLeftAsEndedElsewhere() {
+        FamilyEngines vllm = fleet().vllm();
+        String id = requestId("attach-refused");
+        // long enough that the session is released elsewhere before the prefill answers, however slow the machine
+        vllm.slowPrefill(Duration.ofSeconds(3));
+        StreamingGenerate call = start(request(FleetRoutes.VLLM_CONTEXT_FIRST, id, 400)); // 2 s of decode at 5 ms
+        Session allocated = sessions.awaitOne(id, "allocated", s -> s.state() == SessionState.ALLOCATED);
+
+        // another replica ends the session (no lease keeper runs in this profile to notice it first): the write that
+        // would attach the decode is refused once the prefill answers, after the decode leg left
+        service.release(SimulatedFleetProfile.TENANT, allocated.id(), "released elsewhere", OptionalLong.empty())
+                .await().atMost(StreamingGenerate.WAIT);
+
+        List<GenerateResponse> events = call.awaitEnd();
+        GenerateResponse error = assertOneTerminalError(events, id);
+        assertEquals(ErrorCode.ERROR_CODE_CANCELLED, error.getError().getCode(), error.toString());
+        assertTrue(events.stream().filter(GenerateResponse::hasToken).count() < 400, "the decode was stopped");
+        awaitNothingRunning(vllm);
+        // what the prefill holds is recorded on the ended session, as when any end is not this run's to write, and
+        // discharged by the reaper: the run left the session as the other replica ended it
+        Session after = awaitCleanedUp(id);
+        assertEquals(SessionState.RELEASED, after.state());
+        assertEquals("released elsewhere", after.terminalReason());
         awaitNoKvPinned(vllm);
     }
 }
