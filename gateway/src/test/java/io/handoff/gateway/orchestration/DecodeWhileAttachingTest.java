@@ -3,6 +3,7 @@ package io.handoff.gateway.orchestration;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionService;
 import io.handoff.gateway.session.SessionState;
+import io.handoff.gateway.testing.EngineFleet;
 import io.handoff.gateway.testing.FamilyEngines;
 import io.handoff.gateway.testing.FleetRoutes;
 import io.handoff.gateway.testing.RedisTestResource;
@@ -95,6 +96,8 @@ class DecodeWhileAttachingTest extends FleetTestSupport {
         Session after = awaitCleanedUp(id);
         assertEquals(SessionState.RELEASED, after.state());
         assertEquals("released elsewhere", after.terminalReason());
+        // a decode stopped before it pulled leaves the parked KV to the engine's own timer (vLLM has no release call)
+        vllm.advanceClock(EngineFleet.HOLD.plusSeconds(1));
         awaitNoKvPinned(vllm);
     }
 }
