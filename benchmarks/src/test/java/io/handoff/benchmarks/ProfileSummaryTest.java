@@ -25,12 +25,14 @@ class ProfileSummaryTest {
         try (Recording recording = new Recording()) {
             recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
             recording.start();
-            long sink = burn(ProfileSummaryTest::warmUp, Duration.ofMillis(1000));
+            // burnt until the recording holds the samples, not for a fixed time: under load the sampler of a
+            // JVM's first recording may start late (CI once saw one sample of a second's warm-up)
+            long sink = burnUntilSampled(ProfileSummaryTest::warmUp, WARM_UP, 10, Instant.MIN, recording, dir);
             // a sleeping thread is not sampled: the gap keeps the windows apart whatever the clocks' rounding
             Instant warmUpEnded = Instant.now();
             Thread.sleep(40);
             from = warmUpEnded.plusMillis(20);
-            sink += burn(ProfileSummaryTest::measured, Duration.ofMillis(1500));
+            sink += burnUntilSampled(ProfileSummaryTest::measured, MEASURED, 40, from, recording, dir);
             to = Instant.now();
             recording.stop();
             recording.dump(file);
@@ -56,6 +58,21 @@ class ProfileSummaryTest {
 
     private interface Spin {
         long run(long seed);
+    }
+
+    /** Runs {@code spin} until the recording holds {@code samples} samples of {@code method} since {@code from}. */
+    private static long burnUntilSampled(Spin spin, String method, int samples, Instant from, Recording recording,
+            Path dir) throws Exception {
+        Path sofar = dir.resolve("so-far.jfr");
+        long sink = 0;
+        for (int round = 0; round < 300; round++) {
+            sink += burn(spin, Duration.ofMillis(200));
+            recording.dump(sofar);
+            if (ProfileSummary.read(sofar, from, Instant.MAX).handoffInclusive().getOrDefault(method, 0) >= samples) {
+                return sink;
+            }
+        }
+        throw new AssertionError("the sampler took fewer than " + samples + " samples of " + method + " in a minute");
     }
 
     private static long burn(Spin spin, Duration duration) {
