@@ -38,7 +38,7 @@ public final class EngineHttpClient implements AutoCloseable {
         // The trace context an engine sees is the one the gateway hands over for the leg (the connector forwards
         // it as headers); a tracer installed on the Vert.x instance must neither add a span of its own nor
         // replace those headers with its own traceparent.
-        this.shards = new ConnectionShards(settings.poolSize(), connections -> vertx.createHttpClient(
+        this.shards = new ConnectionShards(vertx, settings.poolSize(), connections -> vertx.createHttpClient(
                 new HttpClientOptions()
                         .setConnectTimeout((int) settings.connectTimeout().toMillis())
                         .setMaxPoolSize(connections)
@@ -269,6 +269,14 @@ public final class EngineHttpClient implements AutoCloseable {
             if (cancelledAlready) {
                 shards.release(taken);
                 return;
+            }
+            shards.execute(taken, () -> request(taken));
+        }
+
+        /** On the event loop of the shard's lane (see {@link ConnectionShards}). */
+        private void request(int taken) {
+            if (finished()) {
+                return; // cancelled before its loop ran it: its place went back with the cancellation
             }
             shards.client(taken).request(options).onComplete(ar -> {
                 if (ar.failed()) {

@@ -1,19 +1,27 @@
 package io.handoff.connector.openai.http;
 
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** How exchanges are spread over the shards of one connector's connections. */
+/** How exchanges are spread over the lanes (one per event loop) and shards of one connector's connections. */
 class ConnectionShardsTest {
 
-    private final Vertx vertx = Vertx.vertx();
+    private final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
     private final List<Integer> poolSizes = new ArrayList<>();
 
     @AfterEach
@@ -22,64 +30,131 @@ class ConnectionShardsTest {
     }
 
     private ConnectionShards shards(int maxConnections) {
-        return new ConnectionShards(maxConnections, size -> {
+        return new ConnectionShards(vertx, maxConnections, size -> {
             poolSizes.add(size);
             return vertx.createHttpClient();
         });
     }
 
+    private List<Context> bothLoops() throws Exception {
+        List<Context> loops = EventLoopContexts.two(vertx);
+        assertNotEquals(threadOf(loops.get(0)), threadOf(loops.get(1)), "two contexts on two loops");
+        return loops;
+    }
+
+    private static <T> T on(Context context, Supplier<T> action) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        context.runOnContext(v -> result.complete(action.get()));
+        return result.get(10, TimeUnit.SECONDS);
+    }
+
+    private static Thread threadOf(Context context) throws Exception {
+        return on(context, Thread::currentThread);
+    }
+
     @Test
-    void theShardsAddUpToTheLimitExactly() {
+    void theLanesAndShardsAddUpToTheLimitExactly() {
         try (ConnectionShards s = shards(1024)) {
-            assertEquals(16, s.shards());
+            assertEquals(2, s.lanes());
+            assertEquals(16, s.shards(), "512 a lane, 8 shards of 64 each");
             assertEquals(1024, poolSizes.stream().mapToInt(Integer::intValue).sum());
         }
         poolSizes.clear();
-        try (ConnectionShards s = shards(130)) {
-            assertEquals(3, s.shards());
-            assertEquals(List.of(44, 43, 43), poolSizes);
-            assertEquals(List.of(44, 43, 43), IntStream.range(0, 3).map(s::capacity).boxed().toList());
+        try (ConnectionShards s = shards(131)) {
+            assertEquals(List.of(33, 33, 33, 32), poolSizes, "66 and 65, two shards a lane");
+            assertEquals(List.of(0, 0, 1, 1), IntStream.range(0, 4).map(s::lane).boxed().toList());
+            assertEquals(List.of(33, 33, 33, 32), IntStream.range(0, 4).map(s::capacity).boxed().toList());
         }
         poolSizes.clear();
         try (ConnectionShards s = shards(1)) {
+            assertEquals(1, s.lanes(), "one connection: one lane, the other loop's exchanges go there");
             assertEquals(List.of(1), poolSizes);
         }
     }
 
-    @Test
-    void aLightLoadStaysInTheFirstShard() {
-        try (ConnectionShards s = shards(1024)) {
-            for (int i = 0; i < 100; i++) {
-                int shard = s.acquire();
-                assertEquals(0, shard);
-                s.release(shard);
+    /** The context, of the two loops', whose exchanges take places in the lane {@code lane}. */
+    private Context loopOfLane(ConnectionShards s, int lane) throws Exception {
+        for (Context loop : bothLoops()) {
+            int shard = on(loop, s::acquire);
+            s.release(shard);
+            if (s.lane(shard) == lane) {
+                return loop;
             }
         }
+        throw new AssertionError("no loop's exchanges take places in lane " + lane);
     }
 
     @Test
-    void shardsFillInOrderAndAFreedPlaceIsTakenFirst() {
-        try (ConnectionShards s = shards(130)) {
-            List<Integer> taken = IntStream.range(0, 130).map(i -> s.acquire()).boxed().toList();
-            assertEquals(44, taken.stream().filter(x -> x == 0).count());
-            assertEquals(43, taken.stream().filter(x -> x == 1).count());
-            assertEquals(43, taken.stream().filter(x -> x == 2).count());
-            assertEquals(2, taken.get(129));
-            s.release(1);
-            assertEquals(1, s.acquire());
+    void anExchangeTakesThePlaceOfItsOwnEventLoopsLane() throws Exception {
+        List<Context> loops = bothLoops();
+        try (ConnectionShards s = shards(1024)) {
+            List<Integer> lanes = new ArrayList<>();
+            for (Context loop : loops) {
+                int shard = on(loop, s::acquire);
+                s.release(shard);
+                lanes.add(s.lane(shard));
+                CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+                s.execute(shard, () -> ranOn.complete(Thread.currentThread()));
+                assertEquals(threadOf(loop), ranOn.get(10, TimeUnit.SECONDS), "the lane is the loop's own");
+            }
+            assertEquals(List.of(0, 1), lanes.stream().sorted().toList(), "each loop has a lane of its own");
+            for (int i = 0; i < 10; i++) {
+                for (Context loop : loops) {
+                    int shard = on(loop, s::acquire);
+                    assertEquals(s.lane(shard) == 0 ? 0 : 8, shard, "a light load stays in its lane's first shard");
+                    s.release(shard);
+                }
+            }
+            assertEquals(0, s.acquire(), "off every loop: the first lane's first shard");
         }
     }
 
     @Test
-    void withEveryShardFullTheOneLeastOverItsCapacityTakesTheExchange() {
-        try (ConnectionShards s = shards(130)) {
-            IntStream.range(0, 130).forEach(i -> s.acquire());
-            assertEquals(0, s.acquire(), "every shard at its capacity: the first");
-            assertEquals(1, s.acquire(), "shard 0 is now over by one");
-            assertEquals(2, s.acquire());
-            assertEquals(45, s.inFlight(0));
-            assertEquals(44, s.inFlight(1));
-            assertEquals(44, s.inFlight(2));
+    void aFullLaneOverflowsToTheOthersInOrderAndAFreedPlaceIsTakenFirst() throws Exception {
+        try (ConnectionShards s = shards(132)) {
+            Context second = loopOfLane(s, 1);
+            List<Integer> taken = on(second, () -> IntStream.range(0, 132).map(i -> s.acquire()).boxed().toList());
+            assertEquals(List.of(2, 3, 3), taken.subList(32, 35), "the second lane's shards fill first, in order");
+            assertEquals(66, taken.stream().filter(x -> s.lane(x) == 1).count());
+            assertEquals(0, taken.get(66), "then the first lane's");
+            assertEquals(1, taken.get(131));
+            s.release(3);
+            s.release(0);
+            assertEquals(3, on(second, s::acquire), "its own lane first");
+            assertEquals(0, on(second, s::acquire));
+        }
+    }
+
+    @Test
+    void withEveryShardFullTheOneLeastOverItsCapacityTakesTheExchangeItsOwnLaneFirst() throws Exception {
+        try (ConnectionShards s = shards(132)) {
+            Context second = loopOfLane(s, 1);
+            IntStream.range(0, 132).forEach(i -> s.acquire());
+            assertEquals(2, on(second, s::acquire), "every shard at its capacity: its own lane's first");
+            assertEquals(3, on(second, s::acquire), "shard 2 is now over by one");
+            assertEquals(0, on(second, s::acquire), "its lane's shards are over by one: the first lane's");
+            assertEquals(1, s.acquire(), "off every loop: the first of those least over");
+            assertEquals(List.of(34, 34, 34, 34), IntStream.range(0, 4).map(s::inFlight).boxed().toList());
+        }
+    }
+
+    @Test
+    void anExchangeStartsOnItsLanesLoopAtOnceWhenAlreadyThere() throws Exception {
+        try (ConnectionShards s = shards(1024)) {
+            Context second = loopOfLane(s, 1);
+            boolean inline = on(second, () -> {
+                boolean[] ran = {false};
+                s.execute(8, () -> ran[0] = true);
+                return ran[0];
+            });
+            assertTrue(inline, "on the lane's own loop: at once, in the caller's context");
+            Context first = loopOfLane(s, 0);
+            boolean queued = on(first, () -> {
+                boolean[] ran = {false};
+                s.execute(8, () -> ran[0] = true);
+                return ran[0];
+            });
+            assertFalse(queued, "on another loop: as a task of the lane's loop");
         }
     }
 }

@@ -6,6 +6,7 @@ import io.handoff.connector.spi.EngineException;
 import io.handoff.openengine.v1.ErrorCode;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +42,7 @@ class EngineHttpClientTest {
     private EngineHttpClient client;
     private final CompletableFuture<Void> connectionClosed = new CompletableFuture<>();
     private final List<String> bodies = new CopyOnWriteArrayList<>();
+    private final List<Integer> clientPorts = new CopyOnWriteArrayList<>();
     private final AtomicInteger held = new AtomicInteger();
     private final AtomicInteger mostHeld = new AtomicInteger();
 
@@ -60,6 +63,7 @@ class EngineHttpClientTest {
 
     private void serve(HttpServerRequest req) {
         req.connection().closeHandler(v -> connectionClosed.complete(null));
+        clientPorts.add(req.remoteAddress().port());
         req.body().onSuccess(b -> {
             bodies.add(b.toString());
             var resp = req.response();
@@ -244,6 +248,32 @@ class EngineHttpClientTest {
         streams.get(waiting).cancel();
         Awaitility.await("every exchange ended").atMost(WAIT).until(() -> bounded.exchangesInFlight() == 0);
         bounded.close();
+    }
+
+    @Test
+    void eachEventLoopUsesConnectionsOfItsOwn() throws Exception {
+        List<Context> loops = EventLoopContexts.two(vertx);
+        Context first = loops.get(0);
+        Context second = loops.get(1);
+        Map<Context, List<Integer>> portsOf = Map.of(first, new ArrayList<>(), second, new ArrayList<>());
+        for (int round = 0; round < 3; round++) {
+            for (Context loop : List.of(first, second)) {
+                CompletableFuture<Thread> caller = new CompletableFuture<>();
+                CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
+                loop.runOnContext(v -> {
+                    caller.complete(Thread.currentThread());
+                    client.postJson(base, "/json", Map.of(), Json.object()).subscribe().with(
+                            answer -> answeredOn.complete(Thread.currentThread()),
+                            answeredOn::completeExceptionally);
+                });
+                assertEquals(caller.get(10, TimeUnit.SECONDS), answeredOn.get(10, TimeUnit.SECONDS));
+                portsOf.get(loop).add(clientPorts.get(clientPorts.size() - 1));
+            }
+        }
+        // one after the other, a single pool would hand both loops the same idle connection (the one used last)
+        assertEquals(1, portsOf.get(first).stream().distinct().count(), "the first loop reuses its connection");
+        assertEquals(1, portsOf.get(second).stream().distinct().count(), "the second loop reuses its connection");
+        assertNotEquals(portsOf.get(first).get(0), portsOf.get(second).get(0), "each loop has its own");
     }
 
     static EngineException failure(Runnable call) {
