@@ -141,20 +141,17 @@ class ConnectionShardsTest {
     @Test
     void anExchangeStartsOnItsLanesLoopAtOnceWhenAlreadyThere() throws Exception {
         try (ConnectionShards s = shards(1024)) {
-            Context second = loopOfLane(s, 1);
-            boolean inline = on(second, () -> {
-                boolean[] ran = {false};
-                s.execute(8, () -> ran[0] = true);
-                return ran[0];
-            });
-            assertTrue(inline, "on the lane's own loop: at once, in the caller's context");
-            Context first = loopOfLane(s, 0);
-            boolean queued = on(first, () -> {
-                boolean[] ran = {false};
-                s.execute(8, () -> ran[0] = true);
-                return ran[0];
-            });
-            assertFalse(queued, "on another loop: as a task of the lane's loop");
+            assertTrue(ranAtOnce(s, 8, loopOfLane(s, 1)), "on the lane's own loop: at once, in the caller's context");
+            assertFalse(ranAtOnce(s, 8, loopOfLane(s, 0)), "on another loop: as a task of the lane's loop");
         }
+    }
+
+    /** Whether {@code execute}, called on {@code caller}, ran its task before returning. */
+    private static boolean ranAtOnce(ConnectionShards s, int shard, Context caller) throws Exception {
+        return on(caller, () -> {
+            boolean[] ran = {false};
+            s.execute(shard, () -> ran[0] = true);
+            return ran[0];
+        });
     }
 }
