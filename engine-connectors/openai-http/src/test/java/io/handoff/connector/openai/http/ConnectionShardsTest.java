@@ -14,9 +14,7 @@ import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** How exchanges are spread over the lanes (one per event loop) and shards of one connector's connections. */
 class ConnectionShardsTest {
@@ -141,17 +139,25 @@ class ConnectionShardsTest {
     @Test
     void anExchangeStartsOnItsLanesLoopAtOnceWhenAlreadyThere() throws Exception {
         try (ConnectionShards s = shards(1024)) {
-            assertTrue(ranAtOnce(s, 8, loopOfLane(s, 1)), "on the lane's own loop: at once, in the caller's context");
-            assertFalse(ranAtOnce(s, 8, loopOfLane(s, 0)), "on another loop: as a task of the lane's loop");
+            Context second = loopOfLane(s, 1);
+            assertEquals(threadOf(second), startedOn(s, 8, second, true), "on the lane's own loop: at once");
+            assertEquals(threadOf(second), startedOn(s, 8, loopOfLane(s, 0), false),
+                    "on another loop: as a task of the lane's loop");
         }
     }
 
-    /** Whether {@code execute}, called on {@code caller}, ran its task before returning. */
-    private static boolean ranAtOnce(ConnectionShards s, int shard, Context caller) throws Exception {
-        return on(caller, () -> {
-            boolean[] ran = {false};
-            s.execute(shard, () -> ran[0] = true);
-            return ran[0];
+    /**
+     * The thread that ran the task {@code execute} was given on {@code caller}, having checked whether it ran on the
+     * caller's thread before {@code execute} returned (another loop may run it at any time, so its having run is
+     * not enough).
+     */
+    private static Thread startedOn(ConnectionShards s, int shard, Context caller, boolean atOnce) throws Exception {
+        CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        boolean ranHereAtOnce = on(caller, () -> {
+            s.execute(shard, () -> ranOn.complete(Thread.currentThread()));
+            return ranOn.getNow(null) == Thread.currentThread();
         });
+        assertEquals(atOnce, ranHereAtOnce, "ran at once on the caller's thread");
+        return ranOn.get(10, TimeUnit.SECONDS);
     }
 }
