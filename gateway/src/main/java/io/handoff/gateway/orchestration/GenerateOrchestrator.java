@@ -362,8 +362,8 @@ public class GenerateOrchestrator {
                 Optional.of(a.route().leaseDefault()), Struct.getDefaultInstance(), a.route().name());
         // memoized: a client that goes away during the allocation cancels its wait, not the allocation, whose
         // session abandoned() then ends
-        Uni<Allocation> allocating = sessions.allocateForGenerate(a.tenant(), command, a.trace().traceParent())
-                .memoize().indefinitely();
+        Uni<Allocation> allocating = handle.afterPreviousEnd(() -> sessions.allocateForGenerate(a.tenant(), command,
+                a.trace().traceParent())).memoize().indefinitely();
         return allocating
                 .onFailure(SessionException.class).transform(f -> refusal((SessionException) f))
                 .onItem().transformToMulti(allocation -> {

@@ -67,6 +67,8 @@ public final class HandoffRun implements RunningRequest {
     private Uni<Void> lastMove = Uni.createFrom().voidItem();
     /** The session's one end, once the ending is decided. Guarded by this. */
     private Uni<Void> end;
+    /** The client's stream completes first, and {@link #release} ends the session. Guarded by this. */
+    private boolean endAfterTheClient;
 
     HandoffRun(Admission admission, SessionService sessions, LeaseKeeper keeper, Duration abortTimeout,
             GenerateMetrics metrics, RecentHandoffs recent, Vertx vertx, Reservation reservation) {
@@ -295,7 +297,26 @@ public final class HandoffRun implements RunningRequest {
 
     private Multi<GenerateResponse> finish(Ending proposed) {
         Ending decided = decide(proposed);
+        if (endsAfterTheClient(decided)) {
+            Uni<Void> moved;
+            synchronized (this) {
+                moved = lastMove;
+                endAfterTheClient = true;
+            }
+            return moved.onItem().transformToMulti(x -> Multi.createFrom().empty());
+        }
         return end(decided).onItem().transformToMulti(x -> Multi.createFrom().iterable(decided.tail(relay)));
+    }
+
+    /**
+     * Whether the client's stream completes before the session's end is written (which {@link #release} then
+     * starts): only when the decode finished every output of a run whose legs are both ours, so the client has
+     * nothing left to receive and no framework acts on the session next. The stream still waits for the session's
+     * last move, so the producer's hold is recorded before the client hears the end (docs/api.md, "When the
+     * session's end is written").
+     */
+    private boolean endsAfterTheClient(Ending decided) {
+        return decided instanceof Ending.Completed && admission.legs() == Legs.BOTH;
     }
 
     /**
@@ -345,14 +366,28 @@ public final class HandoffRun implements RunningRequest {
                 .replaceWithVoid();
     }
 
-    /** Gives back what the run took, once its stream terminated. */
+    /**
+     * Gives back what the run took, once its stream terminated. A session whose end comes after the client's stream
+     * is ended from here, under a span of its own, and the run keeps its place among this replica's runs until that
+     * end lands.
+     */
     private void release() {
-        trace.ended(outcome());
         if (admission.prefillSlot() != null) {
             admission.prefillSlot().finished(prefillFailure);
         }
         decodes.release();
-        reservation.leave();
+        trace.ended(outcome());
+        boolean endsNow;
+        Ending decided;
+        synchronized (this) {
+            endsNow = endAfterTheClient;
+            decided = ending.get();
+        }
+        if (endsNow) {
+            reservation.leaveBefore(trace.afterTheCall(() -> end(decided)));
+        } else {
+            reservation.leave();
+        }
     }
 
     /**

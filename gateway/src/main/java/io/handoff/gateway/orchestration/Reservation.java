@@ -9,6 +9,7 @@ import io.handoff.gateway.routing.PromptBlocks;
 import io.handoff.gateway.routing.Route;
 import io.handoff.openengine.v1.ErrorCode;
 import io.handoff.openengine.v1.GenerateRequest;
+import io.smallrye.mutiny.Uni;
 
 import java.util.OptionalInt;
 import java.util.Set;
@@ -146,6 +147,18 @@ final class Reservation {
             if (handle != null) {
                 live.unregister(handle.tenant(), handle.requestId(), handle);
             }
+            route.leave();
+            freed.run();
+        }
+    }
+
+    /**
+     * The run's client stream completed before its session's {@code end} was written: the route's place and the
+     * request id are free now, and the run counts as running on this replica until {@code end} lands.
+     */
+    void leaveBefore(Uni<Void> end) {
+        if (left.compareAndSet(false, true)) {
+            live.endingAfterStream(handle.tenant(), handle.requestId(), handle, end);
             route.leave();
             freed.run();
         }

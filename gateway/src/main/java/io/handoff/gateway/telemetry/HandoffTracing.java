@@ -38,6 +38,7 @@ public final class HandoffTracing {
 
     static final String INSTRUMENTATION = "io.handoff.gateway";
 
+    public static final String SESSION_END_SPAN = "handoff.session.end";
     public static final AttributeKey<String> REQUEST_ID = stringKey("handoff.request.id");
     public static final AttributeKey<String> ROUTE = stringKey("handoff.route");
     public static final AttributeKey<String> FAMILY = stringKey("handoff.engine.family");
@@ -111,6 +112,15 @@ public final class HandoffTracing {
                 .setSpanKind(SpanKind.CLIENT)
                 .setAllAttributes(attributes)
                 .setAttribute(LEG, leg.wireName())
+                .startSpan();
+    }
+
+    /** The span of a session's end written after its Generate call ended, under the Generate span. */
+    Span startSessionEnd(Context request, Attributes attributes) {
+        return tracer.spanBuilder(SESSION_END_SPAN)
+                .setParent(request)
+                .setSpanKind(SpanKind.INTERNAL)
+                .setAllAttributes(attributes)
                 .startSpan();
     }
 

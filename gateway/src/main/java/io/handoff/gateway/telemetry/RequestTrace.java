@@ -16,6 +16,7 @@ import io.smallrye.mutiny.Uni;
 import java.net.URI;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One Generate's part of the trace: its span (the gRPC server span) gets the request's attributes and the session
@@ -27,6 +28,8 @@ public final class RequestTrace {
     private final HandoffTracing tracing;
     private final Context context;
     private final Span span;
+    /** Where the session's events go: the Generate span, or the session's end's own once the call has ended. */
+    private volatile Span sessionSpan;
     private volatile String route = "";
     private volatile String family = "";
 
@@ -34,6 +37,7 @@ public final class RequestTrace {
         this.tracing = tracing;
         this.context = context;
         this.span = span;
+        this.sessionSpan = span;
     }
 
     /** The route that serves the request, its engine family and the style it runs in. */
@@ -84,6 +88,7 @@ public final class RequestTrace {
      * steps in one write): the event of that step, as if it had been written alone.
      */
     public void session(Session session, SessionState state, long epoch, Endpoint prefill, Endpoint decode) {
+        Span span = sessionSpan;
         span.setAttribute(HandoffTracing.SESSION_ID, session.id());
         AttributesBuilder b = HandoffTracing.sessionAttributes(session).put(HandoffTracing.FAMILY, family)
                 .put(HandoffTracing.SESSION_STATE, state.name()).put(HandoffTracing.SESSION_EPOCH, epoch);
@@ -94,6 +99,23 @@ public final class RequestTrace {
             b.put(HandoffTracing.DECODE_ENDPOINT, decode.name());
         }
         span.addEvent(HandoffTracing.eventName(state), b.build());
+    }
+
+    /**
+     * Runs the session's end, which is written after the Generate call ended, as a span of its own under the Generate
+     * span ({@code handoff.session.end}): the session's last event goes there, as the ended Generate span can take
+     * no more.
+     */
+    public <T> Uni<T> afterTheCall(Supplier<Uni<T>> end) {
+        if (!span.getSpanContext().isValid()) {
+            return Uni.createFrom().deferred(end::get);
+        }
+        return Uni.createFrom().deferred(() -> {
+            Span endSpan = tracing.startSessionEnd(context, Attributes.of(HandoffTracing.ROUTE, route,
+                    HandoffTracing.FAMILY, family));
+            sessionSpan = endSpan;
+            return end.get().onTermination().invoke((item, failure, cancelled) -> end(endSpan, failure, cancelled));
+        });
     }
 
     /**
@@ -144,15 +166,15 @@ public final class RequestTrace {
         return tracing.startLeg(context, leg, b.build());
     }
 
-    private static void end(Span legSpan, Throwable failure, boolean cancelled) {
+    private static void end(Span child, Throwable failure, boolean cancelled) {
         if (failure != null) {
-            legSpan.setAttribute(HandoffTracing.ERROR_TYPE, failure instanceof EngineException e ? e.code().name()
+            child.setAttribute(HandoffTracing.ERROR_TYPE, failure instanceof EngineException e ? e.code().name()
                     : failure.getClass().getName());
-            HandoffTracing.failed(legSpan, failure);
+            HandoffTracing.failed(child, failure);
         } else if (cancelled) {
             // a cancelled leg is the gateway's own decision (client cancel, abort, the other leg failed)
-            legSpan.setAttribute(HandoffTracing.OUTCOME, "cancelled");
+            child.setAttribute(HandoffTracing.OUTCOME, "cancelled");
         }
-        legSpan.end();
+        child.end();
     }
 }

@@ -3,6 +3,7 @@ package io.handoff.gateway.control;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.handoff.gateway.orchestration.LiveRequests;
 import io.handoff.gateway.reaper.Reaper;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
@@ -64,6 +65,9 @@ class DrainTest extends ControlPlaneTest {
     @Inject
     MutableClock clock;
 
+    @Inject
+    LiveRequests live;
+
     private OpenEngineKvGrpc.OpenEngineKvBlockingStub kv;
 
     @BeforeEach
@@ -86,6 +90,12 @@ class DrainTest extends ControlPlaneTest {
 
     private JsonPath progress() {
         return admin().get("/admin/drain").then().statusCode(200).extract().jsonPath();
+    }
+
+    /** A completed Generate's session ends after its client's stream; until it has, the run counts here. */
+    private void awaitEndsWritten() {
+        await("the completed runs' sessions have ended").atMost(Duration.ofSeconds(30))
+                .until(() -> live.size() == 0);
     }
 
     private KvSession allocate() {
@@ -120,6 +130,7 @@ class DrainTest extends ControlPlaneTest {
                         .awaitEnd().getCode(), model);
             }
         }
+        awaitEndsWritten();
         assertEquals(0L, store.countEngineHeld(clock.instant()).await().indefinitely());
         JsonPath started = admin().post("/admin/drain").then().statusCode(200).extract().jsonPath();
         assertEquals(0, started.getLong("engine_held"), started.prettify());
@@ -183,6 +194,7 @@ class DrainTest extends ControlPlaneTest {
                 .newBuilder().setSessionId(ready.getRef().getSessionId()).build()).getSession().getState());
         assertEquals(Status.Code.OK, attached.awaitEnd().getCode());
         assertEquals(FinishReason.FINISH_REASON_LENGTH, attached.finishReason());
+        awaitEndsWritten();
         JsonPath running = progress();
         assertTrue(running.getBoolean("draining"));
         assertFalse(running.getBoolean("complete"), "an allocated session is still live, and held KV remains");

@@ -2,6 +2,7 @@ package io.handoff.gateway.control;
 
 import com.google.protobuf.Struct;
 import io.grpc.Status;
+import io.handoff.gateway.orchestration.LiveRequests;
 import io.handoff.gateway.session.CleanupObligation;
 import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionService;
@@ -48,6 +49,9 @@ class LoadTest extends ControlPlaneTest {
 
     @Inject
     MutableClock clock;
+
+    @Inject
+    LiveRequests live;
 
     @Inject
     SessionService sessions;
@@ -119,6 +123,8 @@ class LoadTest extends ControlPlaneTest {
     void liveSessionsAreCountedUntilReleased() {
         var kv = GrpcTestClient.withKey(OpenEngineKvGrpc.newBlockingStub(client.channel()),
                 ControlPlaneProfile.TEAM_A_KEY);
+        // a Generate of an earlier test ends its session after its client's stream: that end must not land in between
+        await().atMost(Duration.ofSeconds(30)).until(() -> live.size() == 0);
         long liveBefore = figure(sampledLoad(), "live");
         String unique = UUID.randomUUID().toString();
         KvSession s = kv.allocateKvSession(AllocateKvSessionRequest.newBuilder().setRequestId("r-" + unique)

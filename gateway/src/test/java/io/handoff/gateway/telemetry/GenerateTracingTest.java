@@ -115,10 +115,22 @@ class GenerateTracingTest {
         String sessionId = a.get(HandoffTracing.SESSION_ID);
         assertTrue(sessionId != null && !sessionId.isEmpty(), a.toString());
 
-        assertEquals(List.of("session.allocated", "session.ready", "session.attached", "session.complete"),
+        // the client's stream completes before the session's end is written: that write, and its event, are a span
+        // of their own under the request's, which has ended by then
+        assertEquals(List.of("session.allocated", "session.ready", "session.attached"),
                 request.getEvents().stream().map(EventData::getName).toList());
+        SpanData end = Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> childrenOf(request).stream()
+                .filter(s -> s.getName().equals(HandoffTracing.SESSION_END_SPAN)).toList(), found -> !found.isEmpty())
+                .get(0);
+        assertEquals(SpanKind.INTERNAL, end.getKind());
+        assertEquals(StatusCode.UNSET, end.getStatus().getStatusCode());
+        assertEquals(sessionId, end.getAttributes().get(HandoffTracing.SESSION_ID));
+        assertEquals("demo-vllm", end.getAttributes().get(HandoffTracing.ROUTE));
+        assertEquals(List.of("session.complete"), end.getEvents().stream().map(EventData::getName).toList());
+        List<EventData> lifecycle = new ArrayList<>(request.getEvents());
+        lifecycle.addAll(end.getEvents());
         long epoch = 1;
-        for (EventData event : request.getEvents()) {
+        for (EventData event : lifecycle) {
             Attributes e = event.getAttributes();
             assertEquals(sessionId, e.get(HandoffTracing.SESSION_ID), event.getName());
             assertEquals(epoch++, e.get(HandoffTracing.SESSION_EPOCH), event.getName());
@@ -146,6 +158,7 @@ class GenerateTracingTest {
         SimEngine prefillEngine = demo.fleet().orElseThrow().get(Family.VLLM, Role.PREFILL);
         assertEquals(prefillEngine.baseUrl(), prefill.getAttributes().get(HandoffTracing.ENDPOINT_URI));
         assertTrue(prefill.getEndEpochNanos() <= decode.getStartEpochNanos(), "context-first: prefill, then decode");
+        assertTrue(decode.getEndEpochNanos() <= end.getStartEpochNanos(), "the end follows the decode");
 
         // the decode pulled the parked KV, so the end wrote it discharged and handed nothing to cleanup (a cleanup's
         // span and its link to the request are checked where cleanup runs: SessionLifecycleContract)

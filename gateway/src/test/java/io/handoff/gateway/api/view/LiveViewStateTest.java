@@ -132,7 +132,9 @@ class LiveViewStateTest {
                 "vllm", "p-0", "parked-prefill-kv", Map.of(), holdEnds, true)).await().indefinitely();
         kv.releaseKvSession(ReleaseKvSessionRequest.newBuilder().setSessionId(held.getRef().getSessionId()).build());
 
-        JsonPath state = state();
+        // the handoff is listed once its session's end is written, after its client's stream
+        JsonPath state = await().atMost(Duration.ofSeconds(30)).until(this::state, s -> s.getMap(
+                "handoffs.find { it.request_id == '" + call.requestId() + "' }") != null);
 
         assertEquals(clock.instant().toString(), state.getString("now"));
         assertFalse(state.getString("replica").isEmpty());
