@@ -20,6 +20,7 @@ import io.handoff.openengine.v1.GenerateResponse;
 import io.handoff.openengine.v1.PrefillReady;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
@@ -384,7 +385,11 @@ public final class HandoffRun implements RunningRequest {
             decided = ending.get();
         }
         if (endsNow) {
-            reservation.leaveBefore(trace.afterTheCall(() -> end(decided)));
+            // release runs before the client hears its stream complete, in the same turn of the event loop: the end
+            // starts in a later turn, so that its first steps do not hold the client's last bytes back
+            Context here = vertx.getOrCreateContext();
+            reservation.leaveBefore(trace.afterTheCall(() -> end(decided))
+                    .runSubscriptionOn(start -> here.runOnContext(v -> start.run())));
         } else {
             reservation.leave();
         }

@@ -9,14 +9,21 @@ import io.handoff.gateway.testing.SimulatedFleetProfile;
 import io.handoff.gateway.testing.StreamingGenerate;
 import io.handoff.openengine.v1.FinishReason;
 import io.handoff.openengine.v1.GenerateRequest;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static io.handoff.gateway.testing.GenerateEvents.assertFinishedOnce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,6 +41,9 @@ class EndAfterTheClientTest extends FleetTestSupport {
 
     @Inject
     LiveRequests live;
+
+    @TestHTTPResource("/")
+    URL base;
 
     @Test
     void theStreamCompletesWhileTheEndWaitsAndTheRunCountsUntilItLands() {
@@ -73,6 +83,40 @@ class EndAfterTheClientTest extends FleetTestSupport {
                 + first.obligations());
         Awaitility.await("no run left").atMost(StreamingGenerate.WAIT).until(() -> live.size() == runningBefore);
         awaitNoKvPinned(vllm);
+    }
+
+    @Test
+    void theOpenAiStreamEndsWithItsLastChunkAndDoneWhileTheEndWaits() throws Exception {
+        String id = requestId("end-after-the-client-http");
+        int runningBefore = live.size();
+        HttpRequest post = HttpRequest.newBuilder(URI.create(base + "v1/completions"))
+                .header("Content-Type", "application/json").header("X-Request-Id", id)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + FleetRoutes.VLLM_CONTEXT_FIRST
+                        + "\",\"prompt\":\"the end comes after\",\"max_tokens\":100,\"stream\":true,"
+                        + "\"stream_options\":{\"include_usage\":true}}"))
+                .build();
+        CompletableFuture<HttpResponse<String>> streamed = HttpClient.newHttpClient().sendAsync(post,
+                HttpResponse.BodyHandlers.ofString());
+        Session attached = sessions.awaitOne(id, "attached", s -> s.state() == SessionState.ATTACHED);
+
+        assertEquals("+OK", RedisTestResource.server().command("CLIENT PAUSE 14000 WRITE"));
+        try {
+            HttpResponse<String> response = streamed.get(StreamingGenerate.WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(200, response.statusCode(), response.body());
+            List<String> data = response.body().lines().filter(l -> l.startsWith("data: "))
+                    .map(l -> l.substring(6)).toList();
+            assertEquals("[DONE]", data.get(data.size() - 1));
+            assertTrue(data.get(data.size() - 2).contains("\"completion_tokens\":100"),
+                    "usage on its own last chunk: " + data.get(data.size() - 2));
+            assertEquals("ATTACHED", stateInRedis(attached), "the end is not written yet");
+            assertEquals(runningBefore + 1, live.size(), "the run counts until its end lands");
+        } finally {
+            RedisTestResource.server().command("CLIENT UNPAUSE");
+        }
+        Awaitility.await("the session completes").atMost(StreamingGenerate.WAIT)
+                .until(() -> "COMPLETE".equals(stateInRedis(attached)));
+        Awaitility.await("no run left").atMost(StreamingGenerate.WAIT).until(() -> live.size() == runningBefore);
+        awaitNoKvPinned(fleet().vllm());
     }
 
     /** The session's state as Redis holds it, read past the gateway with a plain read (not paused). */
