@@ -1,6 +1,5 @@
 package io.handoff.gateway.reaper;
 
-import io.handoff.gateway.session.SessionIds;
 import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.store.SessionStore.DueEntry;
@@ -15,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.stream.IntStream;
 
 /**
  * Finds sessions that are due (lease passed, cleanup unclaimed, tombstone past retention) and acts on each
@@ -48,21 +46,25 @@ public class Reaper {
         this.batchSize = batchSize;
     }
 
-    /** One pass over every bucket, as of the clock's current instant. */
+    /**
+     * One pass over every bucket, as of the clock's current instant: the index is read at once, and the buckets'
+     * entries are acted on {@value #BUCKETS_IN_FLIGHT} buckets at a time.
+     */
     public Uni<SweepReport> sweep() {
         Instant now = clock.instant();
-        return Multi.createFrom().items(IntStream.range(0, SessionIds.BUCKETS).boxed())
-                .onItem().transformToMulti(bucket -> sweepBucket(bucket, now)).merge(BUCKETS_IN_FLIGHT)
+        return store.findDue(now, batchSize)
+                .onFailure().invoke(f -> LOG.debugf("reaper could not read the due index: %s", f.getMessage()))
+                .onFailure().recoverWithItem(List.of())
+                .onItem().transformToMulti(buckets -> Multi.createFrom().iterable(buckets))
+                .onItem().transformToMulti(this::actInTurn).merge(BUCKETS_IN_FLIGHT)
                 .collect().in(SweepReport.Tally::new, SweepReport.Tally::add)
                 .map(SweepReport.Tally::report)
                 .invoke(report -> metrics.reaperSweep(report.acted()));
     }
 
-    private Multi<ReapStep.Kind> sweepBucket(int bucket, Instant now) {
-        return store.findDue(bucket, now, batchSize)
-                .onFailure().invoke(f -> LOG.debugf("reaper could not read bucket %d: %s", bucket, f.getMessage()))
-                .onFailure().recoverWithItem(List.of())
-                .onItem().transformToMulti(entries -> Multi.createFrom().iterable(entries))
+    /** One bucket's entries, one after another. */
+    private Multi<ReapStep.Kind> actInTurn(List<DueEntry> entries) {
+        return Multi.createFrom().iterable(entries)
                 .onItem().transformToUniAndConcatenate(entry -> Uni.createFrom().deferred(() -> act(entry,
                         clock.instant())));
     }

@@ -18,6 +18,7 @@ import io.handoff.gateway.testing.TestRedisClients;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.smallrye.mutiny.Uni;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -63,6 +65,9 @@ class RedisClusterFailoverTest {
     private static final int SESSIONS_AFTER_FAILOVER_PER_WORKER = 3;
     private static final int ALLOCATION_TRIES = 4;
     private static final Duration LOAD_DEADLINE = Duration.ofSeconds(60);
+    private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
+    /** Connections per node in the store client's pool ({@link TestRedisClients}). */
+    private static final int CLIENT_POOL = 8;
     /** A client's backoff after an unavailable store, so a store that fails fast does not become a busy loop. */
     private static final Duration RETRY_PAUSE = Duration.ofMillis(20);
 
@@ -82,7 +87,7 @@ class RedisClusterFailoverTest {
                 Duration.ofMinutes(10), 1_000_000, ScheduleStyle.CONTEXT_FIRST, Set.of(ScheduleStyle.CONTEXT_FIRST),
                 true, 256, 1024);
         store = new RedisSessionStore(clients.newClient(), prefix,
-                new StoreSettings(policy.tombstoneRetention(), policy.maxLivePerTenant()), Duration.ofSeconds(2),
+                new StoreSettings(policy.tombstoneRetention(), policy.maxLivePerTenant()), STORE_TIMEOUT,
                 RedisDeployment.CLUSTER);
         SessionMetrics metrics = new SessionMetrics(new SimpleMeterRegistry());
         CleanupExecutor cleanup = new CleanupExecutor(store, new RecordingCleanupPort("replica-a"), clock, metrics, 3,
@@ -131,6 +136,44 @@ class RedisClusterFailoverTest {
         System.out.println("killed master: " + history.figures() + "; " + findings);
         assertEquals(List.of(), findings.invented, "states no operation wrote");
         assertTrue(history.unavailable() > 0, "the store answered UNAVAILABLE while the master was gone");
+    }
+
+    /**
+     * While the client's slot map has no node for the tenant's slot, Vert.x's Cluster connection throws rather than
+     * fail its call; the store still gives every connection back, so each call fails as the driver failed it, more
+     * of them than the pool holds, and the store answers again once the slot is served.
+     */
+    @Test
+    void callsForASlotNoNodeServesFailAtOnceAndLeaveThePoolWhole() {
+        RedisServer master = cluster.masterOf(tenantHashTag());
+        int slot = cluster.slotOf(tenantHashTag());
+        allocateOnce("before");
+        cluster.unserve(slot);
+        try {
+            // the client notices the hole when its slot map is next fetched: calls before that may wait out the
+            // store's timeout; once it has, each call fails as the driver fails it, unless connections leak
+            int failedByTheDriver = 0;
+            for (int i = 0; i < 4 * CLIENT_POOL && failedByTheDriver < 3 * CLIENT_POOL; i++) {
+                String key = "hole-" + i;
+                SessionException refused = assertThrows(SessionException.class, () -> allocateOnce(key));
+                assertEquals(SessionFailure.STORE_UNAVAILABLE, refused.failure());
+                if (!refused.getMessage().contains("did not answer")) {
+                    failedByTheDriver++;
+                }
+            }
+            assertEquals(3 * CLIENT_POOL, failedByTheDriver, "calls failed by the driver, not by waiting for a "
+                    + "connection that a failed call kept");
+        } finally {
+            cluster.serveAgain(slot, master);
+        }
+        Awaitility.await("the store answers again").atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> allocateOnce("after") != null);
+    }
+
+    private Session allocateOnce(String key) {
+        return service.allocate(TENANT, new AllocateCommand("req-" + key, "llama", key, Optional.empty(),
+                Optional.empty(), Optional.empty(), Struct.getDefaultInstance(), "")).map(Allocation::session)
+                .await().atMost(Duration.ofSeconds(30));
     }
 
     private static String tenantHashTag() {

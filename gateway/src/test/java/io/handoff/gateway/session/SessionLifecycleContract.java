@@ -9,6 +9,7 @@ import io.handoff.gateway.reaper.Reaper;
 import io.handoff.gateway.reaper.SweepReport;
 import io.handoff.gateway.session.SessionMetrics;
 import io.handoff.gateway.session.store.SessionStore.Allocation;
+import io.handoff.gateway.session.store.SessionStore.DueEntry;
 import io.handoff.gateway.session.store.SessionStore;
 import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.telemetry.HandoffTracing;
@@ -38,6 +39,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -799,6 +801,25 @@ public abstract class SessionLifecycleContract {
         assertEquals(1L, counts.get(SessionState.RELEASED));
         assertEquals(2L, counts.values().stream().mapToLong(Long::longValue).sum());
         assertEquals(1, join(store.countLive("t1", clock.instant())));
+    }
+
+    @Test
+    void theDueIndexIsReadWholeInBucketOrderAsOfTheInstantAsked() {
+        List<Session> made = IntStream.range(0, MAX_LIVE)
+                .mapToObj(i -> allocate("t1", "due-" + i)).toList();
+        List<List<DueEntry>> now = join(store.findDue(clock.instant(), 10));
+        assertEquals(SessionIds.BUCKETS, now.size(), "every bucket, an empty one too");
+        assertTrue(now.stream().allMatch(List::isEmpty), "no lease has run out yet: " + now);
+
+        Instant leasesOut = clock.instant().plus(DEFAULT_LEASE);
+        List<List<DueEntry>> due = join(store.findDue(leasesOut, 10));
+        assertEquals(SessionIds.BUCKETS, due.size());
+        for (Session s : made) {
+            List<DueEntry> bucket = due.get(SessionIds.bucketOf(s.id()));
+            assertEquals(1, bucket.stream().filter(e -> e.sessionId().equals(s.id())).count(),
+                    "in its own bucket, once: " + bucket);
+        }
+        assertEquals(made.size(), due.stream().mapToInt(List::size).sum(), "nothing else: " + due);
     }
 
     // ---------------------------------------------------------------- the operator's view

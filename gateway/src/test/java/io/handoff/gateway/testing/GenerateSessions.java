@@ -1,9 +1,7 @@
 package io.handoff.gateway.testing;
 
 import io.handoff.gateway.session.Session;
-import io.handoff.gateway.session.SessionIds;
 import io.handoff.gateway.session.store.SessionStore;
-import io.smallrye.mutiny.Uni;
 import org.awaitility.Awaitility;
 
 import java.time.Duration;
@@ -15,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
-import java.util.stream.IntStream;
 
 /**
  * Finds the sessions the gateway allocated for a Generate, through the store's own interface: every stored session
@@ -35,8 +32,7 @@ public final class GenerateSessions {
 
     /** The sessions of a request id, oldest first, as stored now. */
     public List<Session> of(String requestId) {
-        List<String> ids = Uni.join().all(IntStream.range(0, SessionIds.BUCKETS)
-                .mapToObj(b -> store.findDue(b, FAR_FUTURE, 100_000)).toList()).andFailFast()
+        List<String> ids = store.findDue(FAR_FUTURE, 100_000)
                 .map(buckets -> buckets.stream().flatMap(List::stream).map(SessionStore.DueEntry::sessionId).toList())
                 .await().atMost(StreamingGenerate.WAIT);
         List<Session> found = new ArrayList<>();

@@ -165,6 +165,29 @@ public final class RedisCluster implements AutoCloseable {
         return replica;
     }
 
+    /**
+     * Leaves {@code slot} served by no node: every master forgets it, so that the slot map any node answers has a hole
+     * there, as it may for a moment during a failover. {@link #serveAgain} gives it back.
+     */
+    public void unserve(int slot) {
+        for (RedisServer master : masters()) {
+            master.reply("CLUSTER", "DELSLOTS", Integer.toString(slot));
+        }
+        awaitTrue(() -> masters().stream().allMatch(m -> m.reply("CLUSTER", "INFO").contains("cluster_state:fail")),
+                "every master to see slot " + slot + " unserved");
+    }
+
+    /** {@code master} serves {@code slot} again, and the cluster agrees. */
+    public void serveAgain(int slot, RedisServer master) {
+        master.reply("CLUSTER", "ADDSLOTS", Integer.toString(slot));
+        awaitConverged("the cluster to agree that slot " + slot + " is served again");
+    }
+
+    /** The hash slot of {@code key}. */
+    public int slotOf(String key) {
+        return Integer.parseInt(masters().get(0).reply("CLUSTER", "KEYSLOT", key));
+    }
+
     @Override
     public void close() {
         RuntimeException first = null;

@@ -224,8 +224,8 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     @Override
-    public Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit) {
-        return locked(() -> index.get(bucket).due(now, limit));
+    public Uni<List<List<DueEntry>>> findDue(Instant now, int limitPerBucket) {
+        return locked(() -> index.stream().map(bucket -> bucket.due(now, limitPerBucket)).toList());
     }
 
     @Override

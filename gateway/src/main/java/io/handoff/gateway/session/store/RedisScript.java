@@ -57,9 +57,9 @@ final class RedisScript {
     }
 
     Uni<Response> run(Redis redis, List<String> keys, List<String> args) {
-        return redis.send(request(Command.EVALSHA, sha, keys, args))
+        return RedisCalls.send(redis, request(Command.EVALSHA, sha, keys, args))
                 .onFailure(RedisScript::isNoScript)
-                .recoverWithUni(() -> redis.send(request(Command.EVAL, source, keys, args)));
+                .recoverWithUni(() -> RedisCalls.send(redis, request(Command.EVAL, source, keys, args)));
     }
 
     private static Request request(Command command, String script, List<String> keys, List<String> args) {

@@ -13,6 +13,7 @@ import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
+import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -25,8 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * Sessions in Redis, shared by any number of gateway replicas. Every decision that must be atomic is one Lua
@@ -54,6 +57,8 @@ public final class RedisSessionStore implements SessionStore {
     private static final RedisScript PURGE = RedisScript.load("purge");
     private static final RedisScript TENANT_TOUCH = RedisScript.load("tenant_touch");
     private static final RedisScript COMPLETE_CLEANUP = RedisScript.load("complete_cleanup");
+
+    private static final Logger LOG = Logger.getLogger(RedisSessionStore.class);
 
     private final Redis redis;
     private final RedisKeys keys;
@@ -166,7 +171,7 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Optional<Session>> find(String sessionId) {
-        return guard(redis.send(Request.cmd(Command.HGETALL).arg(keys.session(sessionId))).map(reply -> {
+        return guard(RedisCalls.send(redis, Request.cmd(Command.HGETALL).arg(keys.session(sessionId))).map(reply -> {
             Map<String, String> h = fields(reply);
             return h.isEmpty() ? Optional.<Session>empty() : Optional.of(SessionCodec.fromFields(h));
         }));
@@ -242,16 +247,27 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
-    public Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit) {
-        return guard(redis.send(Request.cmd(Command.ZRANGEBYSCORE).arg(keys.due(bucket)).arg("-inf")
-                .arg(SessionCodec.millis(now)).arg("WITHSCORES").arg("LIMIT").arg(0).arg(limit)).map(reply -> {
-                    List<DueEntry> due = new ArrayList<>(reply.size() / 2);
-                    for (int i = 0; i + 1 < reply.size(); i += 2) {
-                        due.add(new DueEntry(reply.get(i).toString(),
-                                Instant.ofEpochMilli((long) Double.parseDouble(reply.get(i + 1).toString()))));
-                    }
-                    return due;
-                }));
+    public Uni<List<List<DueEntry>>> findDue(Instant now, int limitPerBucket) {
+        IntFunction<Request> read = bucket -> Request.cmd(Command.ZRANGEBYSCORE).arg(keys.due(bucket)).arg("-inf")
+                .arg(SessionCodec.millis(now)).arg("WITHSCORES").arg("LIMIT").arg(0).arg(limitPerBucket);
+        if (deployment == RedisDeployment.SINGLE_NODE) {
+            return guard(everyBucket(read).map(replies -> replies.stream().map(RedisSessionStore::dueEntries)
+                    .toList()));
+        }
+        // the buckets spread over the Cluster's nodes: a node that cannot answer leaves the others' buckets to sweep
+        return Uni.join().all(IntStream.range(0, SessionIds.BUCKETS).mapToObj(bucket -> guard(
+                RedisCalls.send(redis, read.apply(bucket)).map(RedisSessionStore::dueEntries))
+                .onFailure().invoke(f -> LOG.debugf("could not read due-index bucket %d: %s", bucket, f.getMessage()))
+                .onFailure().recoverWithItem(List.<DueEntry>of())).toList()).andFailFast();
+    }
+
+    private static List<DueEntry> dueEntries(Response reply) {
+        List<DueEntry> due = new ArrayList<>(reply.size() / 2);
+        for (int i = 0; i + 1 < reply.size(); i += 2) {
+            due.add(new DueEntry(reply.get(i).toString(),
+                    Instant.ofEpochMilli((long) Double.parseDouble(reply.get(i + 1).toString()))));
+        }
+        return due;
     }
 
     @Override
@@ -313,11 +329,7 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Map<SessionState, Long>> countByState() {
-        List<Uni<Response>> perBucket = new ArrayList<>(SessionIds.BUCKETS);
-        for (int b = 0; b < SessionIds.BUCKETS; b++) {
-            perBucket.add(redis.send(Request.cmd(Command.HGETALL).arg(keys.counts(b))));
-        }
-        return guard(Uni.join().all(perBucket).andFailFast().map(replies -> {
+        return guard(everyBucket(b -> Request.cmd(Command.HGETALL).arg(keys.counts(b))).map(replies -> {
             Map<SessionState, Long> counts = new EnumMap<>(SessionState.class);
             for (SessionState state : SessionState.values()) {
                 counts.put(state, 0L);
@@ -332,13 +344,24 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Long> countEngineHeld(Instant now) {
-        List<Uni<Response>> perBucket = new ArrayList<>(SessionIds.BUCKETS);
-        for (int b = 0; b < SessionIds.BUCKETS; b++) {
-            perBucket.add(redis.send(Request.cmd(Command.ZCOUNT).arg(keys.held(b))
-                    .arg("(" + SessionCodec.millis(now)).arg("+inf")));
-        }
-        return guard(Uni.join().all(perBucket).andFailFast()
+        return guard(everyBucket(b -> Request.cmd(Command.ZCOUNT).arg(keys.held(b))
+                .arg("(" + SessionCodec.millis(now)).arg("+inf"))
                 .map(replies -> replies.stream().mapToLong(Response::toLong).sum()));
+    }
+
+    /**
+     * One command per bucket of the index, the replies in bucket order. On one Redis they go out as one pipelined
+     * batch: a round trip, a write and a read for all of them, where a command each cost Redis a read and the
+     * gateway a reply each, {@value SessionIds#BUCKETS} times a sweep or a sample. On a Cluster the buckets spread
+     * over the nodes' hash slots, and each command goes to its own node.
+     */
+    private Uni<List<Response>> everyBucket(IntFunction<Request> command) {
+        List<Request> commands = IntStream.range(0, SessionIds.BUCKETS).mapToObj(command).toList();
+        if (deployment == RedisDeployment.SINGLE_NODE) {
+            return RedisCalls.batch(redis, commands);
+        }
+        return Uni.join().all(commands.stream().map(request -> RedisCalls.send(redis, request)).toList())
+                .andFailFast();
     }
 
     @Override
@@ -373,7 +396,7 @@ public final class RedisSessionStore implements SessionStore {
         if (ranges.isEmpty() || limit <= 0) {
             return Uni.createFrom().item(List.of());
         }
-        return Uni.join().all(ranges.stream().map(redis::send).toList()).andFailFast().flatMap(replies -> {
+        return Uni.join().all(ranges.stream().map(command -> RedisCalls.send(redis, command)).toList()).andFailFast().flatMap(replies -> {
             List<DueEntry> members = new ArrayList<>();
             for (Response reply : replies) {
                 for (int i = 0; i + 1 < reply.size(); i += 2) {
@@ -386,7 +409,7 @@ public final class RedisSessionStore implements SessionStore {
             if (ids.isEmpty()) {
                 return Uni.createFrom().item(List.<Session>of());
             }
-            return Uni.join().all(ids.stream().map(id -> redis.send(Request.cmd(Command.HGETALL)
+            return Uni.join().all(ids.stream().map(id -> RedisCalls.send(redis, Request.cmd(Command.HGETALL)
                     .arg(keys.session(id)))).toList()).andFailFast()
                     .map(records -> records.stream().map(RedisSessionStore::fields).filter(h -> !h.isEmpty())
                             .map(SessionCodec::fromFields).toList());
@@ -401,7 +424,7 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Optional<Session>> findByIdempotencyKey(String tenant, String idempotencyKey) {
-        return guard(redis.send(Request.cmd(Command.GET).arg(keys.idempotency(tenant, idempotencyKey)))
+        return guard(RedisCalls.send(redis, Request.cmd(Command.GET).arg(keys.idempotency(tenant, idempotencyKey)))
                 .flatMap(reply -> {
                     String value = reply == null ? "" : reply.toString();
                     int bar = value.indexOf('|');
@@ -415,30 +438,30 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public Uni<Optional<Instant>> drainingSince() {
-        return guard(redis.send(Request.cmd(Command.GET).arg(keys.drain())).map(reply -> reply == null
+        return guard(RedisCalls.send(redis, Request.cmd(Command.GET).arg(keys.drain())).map(reply -> reply == null
                 ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(Long.parseLong(reply.toString())))));
     }
 
     @Override
     public Uni<Instant> startDrain(Instant now) {
-        return guard(redis.send(Request.cmd(Command.SET).arg(keys.drain()).arg(SessionCodec.millis(now)).arg("NX"))
+        return guard(RedisCalls.send(redis, Request.cmd(Command.SET).arg(keys.drain()).arg(SessionCodec.millis(now)).arg("NX"))
                 .flatMap(ignored -> drainingSince()).map(since -> since.orElse(now)));
     }
 
     @Override
     public Uni<Void> stopDrain() {
-        return guard(redis.send(Request.cmd(Command.DEL).arg(keys.drain())).replaceWithVoid());
+        return guard(RedisCalls.send(redis, Request.cmd(Command.DEL).arg(keys.drain())).replaceWithVoid());
     }
 
     @Override
     public Uni<Long> countLive(String tenant, Instant now) {
-        return guard(redis.send(Request.cmd(Command.ZCOUNT).arg(keys.tenantLive(tenant))
+        return guard(RedisCalls.send(redis, Request.cmd(Command.ZCOUNT).arg(keys.tenantLive(tenant))
                 .arg("(" + SessionCodec.millis(now)).arg("+inf")).map(Response::toLong));
     }
 
     @Override
     public Uni<Void> ping() {
-        return guard(redis.send(Request.cmd(Command.PING)).replaceWithVoid());
+        return guard(RedisCalls.send(redis, Request.cmd(Command.PING)).replaceWithVoid());
     }
 
     /**
@@ -446,7 +469,7 @@ public final class RedisSessionStore implements SessionStore {
      * (lease expiry, retention and a margin), which outlasts the tombstone; the purge deletes it first.
      */
     private Uni<Void> leaveTenantLive(Session s) {
-        return redis.send(Request.cmd(Command.ZREM).arg(keys.tenantLive(s.tenant())).arg(s.id())).replaceWithVoid();
+        return RedisCalls.send(redis, Request.cmd(Command.ZREM).arg(keys.tenantLive(s.tenant())).arg(s.id())).replaceWithVoid();
     }
 
     /** A renewed session ({@code live}) or a purged one: its live-index entry and its idempotency key's life. */

@@ -60,10 +60,12 @@ public interface SessionStore {
     Uni<Session> recordObligation(String tenant, String sessionId, CleanupObligation obligation, Instant now);
 
     /**
-     * Ids in one bucket of the index whose next due time is not after {@code now}, oldest first (the memory store
-     * orders them to within {@value DueIndex#TICK_MILLIS} ms, see {@link DueIndex}).
+     * Every bucket of the index, in bucket order: at most {@code limitPerBucket} of its ids whose next due time is not
+     * after {@code now}, oldest first (the memory store orders them to within {@value DueIndex#TICK_MILLIS} ms, see
+     * {@link DueIndex}). One read for the whole index where the store can (one Redis: one round trip); a store whose
+     * buckets live apart (a Redis Cluster) gives a bucket it cannot read now as empty, so that the others are swept.
      */
-    Uni<List<DueEntry>> findDue(int bucket, Instant now, int limit);
+    Uni<List<List<DueEntry>>> findDue(Instant now, int limitPerBucket);
 
     /**
      * Acts on one session found due: expires it if its lease passed (claiming its cleanup for {@code replica}),
