@@ -36,8 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The packaged gateway given an OTLP endpoint at run time exports each request as one trace: a Generate over gRPC
  * and a streamed completion over HTTP arrive at a real OTLP receiver with their server span, its Handoff attributes
- * and session events, the leg spans under it, and the traceparent each engine received belonging to that trace, under
- * that leg. The per-request log line names the same trace. One subclass per OTLP protocol.
+ * and session events, the leg spans under it, the span of the session's end written after the call, and the
+ * traceparent each engine received belonging to that trace, under that leg. The per-request log line names the same trace. One subclass per OTLP protocol.
  */
 abstract class OtlpExportContract {
 
@@ -61,10 +61,17 @@ abstract class OtlpExportContract {
         assertEquals(Optional.of("context-first"), request.attribute("handoff.style"));
         assertEquals(Optional.of("complete"), request.attribute("handoff.outcome"));
         String sessionId = request.attribute("handoff.session.id").orElseThrow();
-        assertEquals(List.of("session.allocated", "session.ready", "session.attached", "session.complete"),
+        assertEquals(List.of("session.allocated", "session.ready", "session.attached"),
                 request.span().getEventsList().stream().map(Span.Event::getName).toList());
+        // the client's stream completed first: the session's end came after the call, under a span of its own
+        Received end = sessionEndOf(request);
+        assertEquals(List.of("session.complete"), end.span().getEventsList().stream().map(Span.Event::getName)
+                .toList());
+        assertEquals(Optional.of(FleetRoutes.VLLM_CONTEXT_FIRST), end.attribute("handoff.route"));
+        List<Span.Event> sessionEvents = new ArrayList<>(request.span().getEventsList());
+        sessionEvents.addAll(end.span().getEventsList());
         long epoch = 1;
-        for (Span.Event event : request.span().getEventsList()) {
+        for (Span.Event event : sessionEvents) {
             Received asSpan = new Received(request.resource(), Span.newBuilder()
                     .addAllAttributes(event.getAttributesList()).build());
             assertEquals(Optional.of(sessionId), asSpan.attribute("handoff.session.id"), event.getName());
@@ -107,8 +114,10 @@ abstract class OtlpExportContract {
         assertEquals(Optional.of("concurrent"), request.attribute("handoff.style"));
         assertEquals(Optional.of("complete"), request.attribute("handoff.outcome"));
         // concurrent: both legs start at once on one session, so it never waits READY for a decode to attach
-        assertEquals(List.of("session.allocated", "session.attached", "session.complete"),
+        assertEquals(List.of("session.allocated", "session.attached"),
                 request.span().getEventsList().stream().map(Span.Event::getName).toList());
+        assertEquals(List.of("session.complete"), sessionEndOf(request).span().getEventsList().stream()
+                .map(Span.Event::getName).toList());
 
         List<Received> legs = legsOf(request, 2);
         assertEquals(List.of("handoff.leg decode", "handoff.leg prefill"),
@@ -147,6 +156,13 @@ abstract class OtlpExportContract {
         return Awaitility.await().atMost(WAIT).until(() -> OtlpExportResource.receiver().spans().stream()
                 .filter(s -> s.attribute("handoff.request.id").equals(Optional.of(requestId))).findFirst(),
                 Optional::isPresent).get();
+    }
+
+    /** The span of the session's end written after the call, under the request's span, once the receiver has it. */
+    private static Received sessionEndOf(Received request) {
+        return Awaitility.await().atMost(WAIT).until(() -> OtlpExportResource.receiver().spans().stream()
+                .filter(s -> s.traceId().equals(request.traceId()) && s.parentSpanId().equals(request.spanId())
+                        && s.name().equals(HandoffTracing.SESSION_END_SPAN)).findFirst(), Optional::isPresent).get();
     }
 
     /** The leg spans under the request's span (same trace, parent the request's span), in order of start. */
