@@ -1,6 +1,9 @@
 package io.handoff.gateway.session.store;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -12,12 +15,14 @@ import io.handoff.gateway.session.Session;
 import io.handoff.gateway.session.SessionState;
 import io.handoff.gateway.session.TransferDisposition;
 
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -135,48 +140,99 @@ final class SessionCodec {
         }
     }
 
+    /**
+     * An obligation as the JSON of its {@code o:<id>} field, written field by field: the scripts read {@code status}
+     * and {@code heldUntil} (epoch milliseconds) with cjson. A map handed to the object mapper cost the hot path as much
+     * as the rest of the record's codec; the fields and their order are what that map wrote.
+     */
     static String encodeObligation(CleanupObligation o) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", o.id());
-        m.put("connector", o.connector());
-        m.put("endpoint", o.endpoint());
-        m.put("resource", o.resource());
-        m.put("handle", o.handle());
-        m.put("heldUntil", o.heldUntil() == null ? null : o.heldUntil().toEpochMilli());
-        m.put("pull", o.freedByPull());
-        m.put("status", o.status().name());
-        m.put("attempts", o.attempts());
-        m.put("lastError", o.lastError());
-        try {
-            return JSON.writeValueAsString(m);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
+        StringWriter out = new StringWriter(160);
+        try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("id", o.id());
+            g.writeStringField("connector", o.connector());
+            g.writeStringField("endpoint", o.endpoint());
+            g.writeStringField("resource", o.resource());
+            g.writeFieldName("handle");
+            if (o.handle() == null) {
+                g.writeNull();
+            } else {
+                g.writeStartObject();
+                for (Map.Entry<String, String> e : o.handle().entrySet()) {
+                    g.writeStringField(e.getKey(), e.getValue());
+                }
+                g.writeEndObject();
+            }
+            g.writeFieldName("heldUntil");
+            if (o.heldUntil() == null) {
+                g.writeNull();
+            } else {
+                g.writeNumber(o.heldUntil().toEpochMilli());
+            }
+            g.writeBooleanField("pull", o.freedByPull());
+            g.writeStringField("status", o.status().name());
+            g.writeNumberField("attempts", o.attempts());
+            g.writeStringField("lastError", o.lastError());
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /** An obligation from its field's JSON, read in one pass; members it does not know are skipped. */
+    static CleanupObligation decodeObligation(String json) {
+        try (JsonParser p = JSON.getFactory().createParser(json)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IllegalStateException("corrupt obligation in session record: not an object");
+            }
+            String id = null;
+            String connector = null;
+            String endpoint = null;
+            String resource = null;
+            Map<String, String> handle = new HashMap<>();
+            Instant heldUntil = null;
+            boolean pull = false;
+            CleanupObligation.Status status = null;
+            int attempts = 0;
+            String lastError = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "id" -> id = p.getValueAsString();
+                    case "connector" -> connector = p.getValueAsString();
+                    case "endpoint" -> endpoint = p.getValueAsString();
+                    case "resource" -> resource = p.getValueAsString();
+                    case "handle" -> readHandle(p, value, handle);
+                    case "heldUntil" -> heldUntil = value.isNumeric() ? Instant.ofEpochMilli(p.getLongValue()) : null;
+                    case "pull" -> pull = value == JsonToken.VALUE_TRUE;
+                    case "status" -> status = CleanupObligation.Status.valueOf(p.getText());
+                    case "attempts" -> attempts = value.isNumeric() ? p.getIntValue() : 0;
+                    case "lastError" -> lastError = p.getValueAsString();
+                    default -> p.skipChildren();
+                }
+            }
+            if (status == null) {
+                throw new IllegalStateException("corrupt obligation in session record: no status");
+            }
+            return new CleanupObligation(id, connector, endpoint, resource, handle, heldUntil, pull, status,
+                    attempts, lastError);
+        } catch (IOException e) {
+            throw new IllegalStateException("corrupt obligation in session record", e);
         }
     }
 
-    @SuppressWarnings("unchecked")
-    static CleanupObligation decodeObligation(String json) {
-        try {
-            Map<String, Object> m = JSON.readValue(json, Map.class);
-            Object held = m.get("heldUntil");
-            Map<String, String> handle = new HashMap<>();
-            Object rawHandle = m.get("handle");
-            if (rawHandle instanceof Map<?, ?> map) {
-                map.forEach((k, v) -> handle.put(String.valueOf(k), String.valueOf(v)));
-            }
-            return new CleanupObligation(
-                    (String) m.get("id"),
-                    (String) m.get("connector"),
-                    (String) m.get("endpoint"),
-                    (String) m.get("resource"),
-                    handle,
-                    held == null ? null : Instant.ofEpochMilli(((Number) held).longValue()),
-                    Boolean.TRUE.equals(m.get("pull")),
-                    CleanupObligation.Status.valueOf((String) m.get("status")),
-                    ((Number) m.getOrDefault("attempts", 0)).intValue(),
-                    (String) m.get("lastError"));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("corrupt obligation in session record", e);
+    /** The engine's handle: string members as they are, any other value as its JSON text. */
+    private static void readHandle(JsonParser p, JsonToken value, Map<String, String> handle) throws IOException {
+        if (value != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            JsonToken member = p.nextToken();
+            handle.put(key, member.isScalarValue() ? p.getText() : JSON.readTree(p).toString());
         }
     }
 }
