@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * Where in a handoff the clients' cancels landed, as the engines counted them ({@code /sim/stats}): a prefill leg
  * cancelled during its prefill, a decode leg before its first token, or mid-stream. The workload gives up at random
- * points (a short deadline, a cancel after a few events); these figures show that each phase was reached, and a run
- * fails when one was not: it proved nothing of that phase.
+ * points (a short deadline, a cancel after a few events), then sweeps the phases it missed
+ * ({@link Workload#reachEveryCancelPhase}); these figures show that each phase was reached, and a run fails when one
+ * was not: it proved nothing of that phase.
  */
 final class CancelPhases {
 

@@ -74,11 +74,13 @@ final class ChaosRun {
             Instant loadEndedAt = Instant.now();
             log("load done in " + loadMs + " ms; faults stopped; settling");
             replicas.awaitAllUp(120_000);
+            int phaseCalls = load.reachEveryCancelPhase(fleet);
 
             v.figure("start-up (ms)", startup);
             v.figure("load (ms)", loadMs);
             v.figure("sessions started by the load", Math.min(started.get(), settings.sessions()));
             v.figure("operations in the history", history.ops().size());
+            v.figure("calls after the load to give up in a phase it missed", phaseCalls);
             for (ChaosSettings.Fault f : settings.faults()) {
                 v.figure("fault " + f.option(), faults.injected().get(f).get());
             }

@@ -1,10 +1,13 @@
 package io.handoff.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.StatusRuntimeException;
 import io.handoff.openengine.v1.AllocateKvSessionRequest;
 import io.handoff.openengine.v1.GenerateRequest;
 import io.handoff.openengine.v1.KvScheduleStyle;
 import io.handoff.openengine.v1.KvSession;
+import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,6 +64,8 @@ final class Workload {
     static final List<String> PARTICIPANT_FAMILIES = List.of("vllm", "trtllm", "openengine");
 
     private static final long CALL_DEADLINE_MS = 15_000;
+    /** Steps of {@link #reachEveryCancelPhase}'s sweep: a client's patience of 5 ms to 300 ms. */
+    private static final int SWEEP_STEPS = 60;
 
     private final Replicas replicas;
     private final History history;
@@ -119,6 +124,68 @@ final class Workload {
                 flow.style());
         generate.generate(t, req, "generate-" + flow.family() + "-" + styleName(flow.style()), null, null,
                 cancelAfter, deadline);
+    }
+
+    /**
+     * After the load: completions given up at a sweep of moments, until the engines have counted a cancel in every
+     * phase of a handoff ({@link CancelPhases}); answers how many calls that took. The load gives up at random
+     * moments, so a short run could leave a phase with no cancel in it by chance (a run of 98 sessions once did), and
+     * the check would fail for the dice, not for the gateway. From 5 ms up, 5 ms a step, the sweep passes through the
+     * prefill (10 ms) and the transfer before the first token (15 ms) whatever the machine's pace; a phase still
+     * uncounted at its end is one the gateway's cancels do not reach, which the check then reports.
+     */
+    int reachEveryCancelPhase(SimulatorFleet fleet) {
+        int calls = 0;
+        for (String phase : CancelPhases.COUNTERS) {
+            boolean midStream = phase.equals("cancelled_mid_stream");
+            long counted = cancels(fleet, phase);
+            for (int step = 1; step <= SWEEP_STEPS && counted == 0; step++) {
+                Optional<Replicas.Target> t = replicas.pick();
+                if (t.isEmpty()) {
+                    Sleep.millis(50);
+                    continue;
+                }
+                Flow flow = FLOWS.get(step % FLOWS.size());
+                String id = "phase-" + UUID.randomUUID();
+                if (midStream) {
+                    http.completion(t.get(), id, flow.httpModel(), 16, true, CALL_DEADLINE_MS, 1 + step % 3);
+                } else {
+                    http.completion(t.get(), id, flow.httpModel(), 16, false, 5L * step, 0);
+                }
+                calls++;
+                counted = awaitCancels(fleet, phase);
+            }
+        }
+        return calls;
+    }
+
+    /**
+     * The phase's cancels once the engines have seen the last call's, or after a second if they saw none; -1 when
+     * this thread was interrupted.
+     */
+    private long awaitCancels(SimulatorFleet fleet, String phase) {
+        long deadline = System.currentTimeMillis() + 1000;
+        long n = cancels(fleet, phase);
+        while (n == 0 && System.currentTimeMillis() < deadline && !Thread.currentThread().isInterrupted()) {
+            Sleep.millis(20);
+            n = cancels(fleet, phase);
+        }
+        return n;
+    }
+
+    private long cancels(SimulatorFleet fleet, String phase) {
+        Map<String, JsonNode> stats = new LinkedHashMap<>();
+        for (SimulatorFleet.Engine engine : fleet.engines()) {
+            try {
+                stats.put(engine.name(), http.simStats(engine.url()));
+            } catch (IOException e) {
+                return 0; // an engine that does not answer now is read again on the next step
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+        return CancelPhases.count(stats).total().get(phase);
     }
 
     /**

@@ -67,7 +67,7 @@ class RedisClusterFailoverTest {
     private static final Duration LOAD_DEADLINE = Duration.ofSeconds(60);
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
     /** Connections per node in the store client's pool ({@link TestRedisClients}). */
-    private static final int CLIENT_POOL = 8;
+    private static final int CLIENT_POOL = TestRedisClients.POOL_SIZE;
     /** A client's backoff after an unavailable store, so a store that fails fast does not become a busy loop. */
     private static final Duration RETRY_PAUSE = Duration.ofMillis(20);
 

@@ -8,7 +8,9 @@ import io.handoff.gateway.session.store.StoreSettings;
 import io.handoff.gateway.testing.RedisServer;
 import io.handoff.gateway.testing.TestRedisClients;
 import io.vertx.mutiny.redis.client.Command;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.mutiny.redis.client.RedisConnection;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 import org.junit.jupiter.api.AfterAll;
@@ -87,6 +89,32 @@ class RedisSessionStoreTest extends SessionLifecycleContract {
         assertTrue(retry.created());
         assertNotEquals(failed.id(), retry.session().id());
         assertEquals(1, join(store.countLive("t1", clock.instant())), "the ended attempt no longer counts");
+    }
+
+    /**
+     * A call its caller gave up on while it waited for a pooled connection gives that connection back once it gets
+     * one. Each such call used to keep it (a client's short deadline, the store's own timeout while a failover held
+     * the pool), and once the pool had none left every later call waited out the store's timeout, for good.
+     */
+    @Test
+    void callsGivenUpWhileWaitingForAConnectionLeaveThePoolWhole() {
+        Redis client = clients.newClient();
+        SessionStore own = new RedisSessionStore(client, "test-" + UUID.randomUUID(),
+                new StoreSettings(RETENTION, MAX_LIVE), Duration.ofSeconds(2), RedisDeployment.SINGLE_NODE);
+        List<RedisConnection> held = new ArrayList<>();
+        for (int i = 0; i < TestRedisClients.POOL_SIZE; i++) {
+            held.add(client.connect().await().atMost(Duration.ofSeconds(5)));
+        }
+        List<Cancellable> givenUp = new ArrayList<>();
+        for (int i = 0; i < TestRedisClients.POOL_SIZE; i++) {
+            givenUp.add(own.countLive("t1", clock.instant()).subscribe().with(n -> {
+            }, failure -> {
+            }));
+        }
+        givenUp.forEach(Cancellable::cancel); // each waits in the pool's queue now
+        held.forEach(connection -> connection.close().await().atMost(Duration.ofSeconds(5)));
+
+        assertEquals(0L, join(own.countLive("t1", clock.instant())), "the store answers: no connection was kept");
     }
 
     /** One Redis: what an allocation and an ending each take is one call, and the tenant's index follows both. */

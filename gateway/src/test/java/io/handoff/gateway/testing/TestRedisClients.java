@@ -17,6 +17,9 @@ public final class TestRedisClients implements AutoCloseable {
 
     private final RedisOptions topology;
     private final Vertx vertx = Vertx.vertx();
+    /** Connections per node in each client's pool. */
+    public static final int POOL_SIZE = 8;
+
     private final List<Redis> clients = new ArrayList<>();
 
     /** Clients of one standalone server, as the default user. */
@@ -31,7 +34,7 @@ public final class TestRedisClients implements AutoCloseable {
     public synchronized Redis newClient() {
         Redis client = Redis.createClient(vertx, new RedisOptions(topology)
                 .setPreferredProtocolVersion(ProtocolVersion.RESP2)
-                .setMaxPoolSize(8)
+                .setMaxPoolSize(POOL_SIZE)
                 .setMaxPoolWaiting(1024));
         clients.add(client);
         return client;
