@@ -155,7 +155,10 @@ if [[ "$STORE" == redis ]]; then
   STORE_ENV=(HANDOFF_STORE_KIND=redis HANDOFF_REDIS_URL="redis://127.0.0.1:$REDIS_PORT")
 fi
 PROFILE_OPTS=()
-[[ -n "$PROFILE" ]] && PROFILE_OPTS=("-XX:StartFlightRecording=name=hotpath,settings=$ROOT/benchmarks/cpu-samples.jfc,maxage=30m")
+# DebugNonSafepoints: without it a sample is charged to the nearest safepoint's inlined method, often another one
+# (a cache miss in HashMap.getNode showed up as HashMap$TreeNode.getTreeNode, in a map with no tree bins).
+[[ -n "$PROFILE" ]] && PROFILE_OPTS=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
+  "-XX:StartFlightRecording=name=hotpath,settings=$ROOT/benchmarks/cpu-samples.jfc,maxage=30m")
 GATEWAY_PORT="$(free_port)"
 start_bench_gateway "$GATEWAY_JAR" "$GATEWAY_PORT" 0 "$RUN_DIR/gateway.log" "${PROFILE_OPTS[@]}"
 GATEWAY_PID=$STARTED_PID
