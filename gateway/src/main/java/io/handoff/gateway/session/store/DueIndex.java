@@ -43,6 +43,7 @@ final class DueIndex {
         Long tick = tick(due);
         LinkedHashMap<String, Instant> filed = byTick.get(tick);
         if (filed == null) {
+            dropEmptyOldestTicks();
             filed = new LinkedHashMap<>();
             byTick.put(tick, filed);
             ticks.put(tick, filed);
@@ -50,22 +51,41 @@ final class DueIndex {
         filed.put(sessionId, due);
     }
 
-    /** Takes the session, filed at {@code due}, out of the index. */
+    /**
+     * Takes the session, filed at {@code due}, out of the index. A tick it leaves empty stays until it is the
+     * oldest: a short request's lease tick empties a few milliseconds after it was made, and the next allocation in
+     * this bucket files into it again (dropping and remaking it cost two changes of the sorted map per request). Empty
+     * ticks ahead of now are at most one a second of the index's horizon (the longest lease, the tombstones'
+     * retention); the reaper's walk drops those it passes.
+     */
     void remove(String sessionId, Instant due) {
-        Long tick = tick(due);
-        Map<String, Instant> filed = byTick.get(tick);
-        if (filed != null && filed.remove(sessionId) != null && filed.isEmpty()) {
-            byTick.remove(tick);
-            ticks.remove(tick);
+        Map<String, Instant> filed = byTick.get(tick(due));
+        if (filed != null) {
+            filed.remove(sessionId);
         }
     }
 
-    /** At most {@code limit} sessions due at {@code now}, oldest tick first. */
+    private void dropEmptyOldestTicks() {
+        Map.Entry<Long, LinkedHashMap<String, Instant>> oldest;
+        while ((oldest = ticks.firstEntry()) != null && oldest.getValue().isEmpty()) {
+            ticks.pollFirstEntry();
+            byTick.remove(oldest.getKey());
+        }
+    }
+
+    /** At most {@code limit} sessions due at {@code now}, oldest tick first; empty due ticks are dropped. */
     List<DueEntry> due(Instant now, int limit) {
         List<DueEntry> due = new ArrayList<>();
-        Iterator<LinkedHashMap<String, Instant>> dueTicks = ticks.headMap(tick(now), true).values().iterator();
+        Iterator<Map.Entry<Long, LinkedHashMap<String, Instant>>> dueTicks = ticks.headMap(tick(now), true).entrySet()
+                .iterator();
         while (dueTicks.hasNext() && due.size() < limit) {
-            for (Map.Entry<String, Instant> filed : dueTicks.next().entrySet()) {
+            Map.Entry<Long, LinkedHashMap<String, Instant>> tick = dueTicks.next();
+            if (tick.getValue().isEmpty()) {
+                dueTicks.remove();
+                byTick.remove(tick.getKey());
+                continue;
+            }
+            for (Map.Entry<String, Instant> filed : tick.getValue().entrySet()) {
                 if (due.size() >= limit) {
                     break;
                 }
@@ -75,6 +95,11 @@ final class DueIndex {
             }
         }
         return due;
+    }
+
+    /** How many ticks the index holds, empty ones included. */
+    int ticksHeld() {
+        return ticks.size();
     }
 
     private static long tick(Instant due) {

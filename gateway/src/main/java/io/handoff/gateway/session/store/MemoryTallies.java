@@ -46,9 +46,13 @@ final class MemoryTallies {
 
     /** A session was written: {@code before} null when it is new, {@code after} null when it was purged. */
     void replaced(Session before, Session after) {
+        // a live session moving on with the lease it had (an attach): its place among the tenant's leases stays
+        boolean sameLease = before != null && after != null && before.state().isLive() && after.state().isLive()
+                && before.id().equals(after.id()) && before.tenant().equals(after.tenant())
+                && before.leaseExpiresAt().equals(after.leaseExpiresAt());
         if (before != null) {
             byState.merge(before.state(), -1L, Long::sum);
-            if (before.state().isLive()) {
+            if (before.state().isLive() && !sameLease) {
                 TreeSet<Lease> leases = liveLeases.get(before.tenant());
                 if (leases != null) {
                     leases.remove(new Lease(before.leaseExpiresAt(), before.id()));
@@ -62,8 +66,10 @@ final class MemoryTallies {
         if (after != null) {
             byState.merge(after.state(), 1L, Long::sum);
             if (after.state().isLive()) {
-                liveLeases.computeIfAbsent(after.tenant(), t -> new TreeSet<>())
-                        .add(new Lease(after.leaseExpiresAt(), after.id()));
+                if (!sameLease) {
+                    liveLeases.computeIfAbsent(after.tenant(), t -> new TreeSet<>())
+                            .add(new Lease(after.leaseExpiresAt(), after.id()));
+                }
             } else if (!after.obligations().isEmpty()) {
                 mayHold.put(after.id(), after);
             }

@@ -57,6 +57,29 @@ class DueIndexTest {
     }
 
     @Test
+    void emptiedTicksAreReusedAndDroppedOnceTheyAreTheOldest() {
+        DueIndex index = new DueIndex();
+        for (int i = 0; i < 100; i++) { // short requests: each files into the lease tick and leaves it empty
+            index.file("r" + i, T0.plusSeconds(30));
+            index.remove("r" + i, T0.plusSeconds(30));
+        }
+        assertEquals(1, index.ticksHeld(), "the emptied lease tick is kept and filed into again");
+
+        index.file("tombstone", T0.plusSeconds(600));
+        assertEquals(1, index.ticksHeld(), "making a tick drops the empty oldest one");
+
+        index.file("x", T0.plusSeconds(20));
+        index.remove("x", T0.plusSeconds(20));
+        index.file("y", T0.plusSeconds(40));
+        assertEquals(2, index.ticksHeld(), "the empty oldest tick went; the tombstone's did not");
+
+        index.remove("y", T0.plusSeconds(40));
+        assertEquals(List.of("tombstone"), ids(index.due(T0.plusSeconds(700), 10)));
+        assertEquals(1, index.ticksHeld(), "the walk to what is due dropped the empty tick it passed");
+        assertEquals(List.of(), ids(index.due(T0.plusSeconds(599), 10)));
+    }
+
+    @Test
     void instantsBeforeTheEpochFileIntoTheirOwnTicks() {
         DueIndex index = new DueIndex();
         Instant before = Instant.ofEpochMilli(-150);
