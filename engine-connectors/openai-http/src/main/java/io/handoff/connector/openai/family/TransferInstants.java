@@ -6,17 +6,59 @@ import java.time.LocalDate;
 /**
  * Instants a connector writes into a handoff's transfer data (a decode deadline, the end of a hold) and reads back
  * on the decode leg, once per request. They are written as {@link Instant#toString()} writes them (ISO-8601 in UTC),
- * and read back here without java.time's general parser: that parser resolved a handful of fields through a map
- * and cost more than the rest of the leg's bookkeeping. Text in any other ISO-8601 form is read by
- * {@link Instant#parse}, so nothing is read differently.
+ * and written and read back here without java.time's general formatter and parser: that parser resolved a handful
+ * of fields through a map and cost more than the rest of the leg's bookkeeping, and the formatter nearly as much.
+ * Text in any other ISO-8601 form is read by {@link Instant#parse}, so nothing is read differently.
  */
 public final class TransferInstants {
 
     private TransferInstants() {
     }
 
+    /** First second of year 10000: from there on (and before 1970) {@link Instant#toString()} writes it. */
+    private static final long YEAR_10000 = 253_402_300_800L;
+
+    /**
+     * The text {@link Instant#toString()} writes, without java.time's formatter (it cost as much as the reading did)
+     * for the instants a request writes: from 1970 to the end of year 9999.
+     */
     public static String write(Instant instant) {
-        return instant.toString();
+        long second = instant.getEpochSecond();
+        if (second < 0 || second >= YEAR_10000) {
+            return instant.toString();
+        }
+        LocalDate date = LocalDate.ofEpochDay(second / 86_400);
+        int secondOfDay = (int) (second % 86_400);
+        int nanos = instant.getNano();
+        // as toString: no fraction, or the fraction in groups of three digits, as many groups as it needs
+        int fractionDigits = nanos == 0 ? 0 : nanos % 1_000_000 == 0 ? 3 : nanos % 1000 == 0 ? 6 : 9;
+        char[] text = new char[20 + (fractionDigits == 0 ? 0 : fractionDigits + 1)];
+        put(text, 0, date.getYear(), 4);
+        text[4] = '-';
+        put(text, 5, date.getMonthValue(), 2);
+        text[7] = '-';
+        put(text, 8, date.getDayOfMonth(), 2);
+        text[10] = 'T';
+        put(text, 11, secondOfDay / 3600, 2);
+        text[13] = ':';
+        put(text, 14, secondOfDay / 60 % 60, 2);
+        text[16] = ':';
+        put(text, 17, secondOfDay % 60, 2);
+        if (fractionDigits > 0) {
+            text[19] = '.';
+            put(text, 20, fractionDigits == 3 ? nanos / 1_000_000 : fractionDigits == 6 ? nanos / 1000 : nanos,
+                    fractionDigits);
+        }
+        text[text.length - 1] = 'Z';
+        return new String(text);
+    }
+
+    /** {@code value} as {@code width} decimal digits, zero-padded, at {@code text[at]}. */
+    private static void put(char[] text, int at, int value, int width) {
+        for (int i = at + width - 1; i >= at; i--) {
+            text[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
     }
 
     /**

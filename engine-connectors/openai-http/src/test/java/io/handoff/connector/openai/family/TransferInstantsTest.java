@@ -29,6 +29,30 @@ class TransferInstantsTest {
     }
 
     @Test
+    void writesWhatInstantToStringWrites() {
+        SplittableRandom random = new SplittableRandom(7);
+        List<Instant> edges = List.of(Instant.EPOCH, Instant.ofEpochSecond(0, 1), Instant.ofEpochSecond(-1),
+                Instant.ofEpochSecond(-1, 999_999_999), Instant.parse("9999-12-31T23:59:59.999999999Z"),
+                Instant.parse("+10000-01-01T00:00:00Z"), Instant.parse("2024-02-29T23:59:59.100Z"),
+                Instant.parse("2026-12-03T18:00:00.000010Z"), Instant.parse("2000-01-01T00:00:00.000000001Z"),
+                Instant.MIN, Instant.MAX);
+        for (Instant instant : edges) {
+            assertEquals(instant.toString(), TransferInstants.write(instant));
+        }
+        for (int i = 0; i < 50_000; i++) {
+            long second = random.nextLong(-100_000_000_000L, 300_000_000_000L);
+            int nanos = switch (i % 4) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1000;
+                default -> random.nextInt(1_000_000_000);
+            };
+            Instant instant = Instant.ofEpochSecond(second, nanos);
+            assertEquals(instant.toString(), TransferInstants.write(instant));
+        }
+    }
+
+    @Test
     void readsOtherIsoFormsAsInstantParseDoes() {
         for (String text : List.of("2026-12-03T18:00:00.5Z", "2026-12-03T18:00:00.1234Z", "+10000-01-01T00:00:00Z",
                 "-0001-01-01T00:00:00Z", "2024-02-29T23:59:59.999999999Z", "1969-12-31T23:59:59.999Z",
