@@ -85,14 +85,27 @@ final class KvTransferParams {
                 .build();
     }
 
-    /** The parameters a decode leg sends, from a handoff's transfer data. */
+    /**
+     * The parameters a decode leg sends, from a handoff's transfer data; anything but a JSON object there (a
+     * participant hands the transfer data back) is refused before the consumer is called, which would refuse it or,
+     * given JSON null, take it for no parameters and prefill locally.
+     */
     static JsonNode forDecode(Struct transferData) {
         Value json = transferData.getFieldsMap().get(PARAMS_JSON);
         if (json == null || !json.hasStringValue()) {
             throw EngineException.invalid("the handoff carries no vLLM kv_transfer_params: a vLLM decode leg follows"
                     + " a vLLM prefill (context-first)");
         }
-        return Json.parse(json.getStringValue());
+        JsonNode params;
+        try {
+            params = Json.parse(json.getStringValue());
+        } catch (IllegalArgumentException e) {
+            throw EngineException.invalid("the handoff's vLLM kv_transfer_params are not JSON", e);
+        }
+        if (!params.isObject()) {
+            throw EngineException.invalid("the handoff's vLLM kv_transfer_params are not a JSON object");
+        }
+        return params;
     }
 
     /** The last instant a decode may be sent at, or null if the transfer data does not say. */

@@ -2,6 +2,7 @@ package io.handoff.connector.vllm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.Value;
 import io.handoff.connector.openai.http.Json;
 import io.handoff.connector.spi.DischargeResult;
 import io.handoff.connector.spi.EngineException;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.List;
@@ -234,6 +236,50 @@ class VllmLegsTest {
         GenerateResponse last = finished.events().get(finished.events().size() - 1);
         assertEquals(FinishReason.FINISH_REASON_STOP, last.getFinished().getReason());
         assertEquals(5, last.getUsage().getTotalTokens());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
+    }
+
+    @Test
+    void theAnswerIsReadWhateverTheOrderOfItsMembersAndOnlyTheFirstChoiceFinishes() {
+        // the parameters first, members the connector does not read (nested, arrays) around them, a second choice
+        rig.producerAnswersWith("{\"kv_transfer_params\":null,\"extra\":{\"a\":[1,{\"finish_reason\":\"length\"}]},"
+                + "\"choices\":[{\"index\":0,\"text\":\" The\",\"finish_reason\":\"stop\",\"x\":[[]]},"
+                + "{\"index\":1,\"text\":\" A\",\"finish_reason\":\"length\"}],\"id\":\"cmpl-r1\"}");
+        PrefillResult.Finished finished = assertInstanceOf(PrefillResult.Finished.class,
+                prefill(GenerateRequest.newBuilder().setPrompt("hi").build()));
+        assertEquals(" The", finished.events().get(0).getToken().getText());
+
+        rig.producerAnswersWith("{\"choices\":[{\"finish_reason\":{\"type\":\"stop\"}}],\"kv_transfer_params\":null}");
+        EngineException e = assertThrows(EngineException.class,
+                () -> prefill(GenerateRequest.newBuilder().setPrompt("hi").build()));
+        assertEquals(ErrorCode.ERROR_CODE_KV_TRANSFER_FAILED, e.code());
+
+        rig.producerAnswersWith("{\"choices\":[{\"finish_reason\":\"length\"}],\"kv_transfer_params\":"
+                + WireMockRig.PRODUCER_PARAMS.replace("\"localhost\"", "\"10.1.2.3\"") + "}");
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
+        assertEquals("cmpl-r1-abcd1234", ready.held().get(0).handle().get("remote_request_id"));
+    }
+
+    @Test
+    void anAnswerThatIsNotJsonIsABadAnswer() {
+        rig.producerAnswersWith("{\"choices\":[{\"finish_reason\":\"length\"}],\"kv_transfer_params\":{\"remote");
+        EngineException e = assertThrows(EngineException.class, () -> prefill(REQUEST));
+        assertTrue(e.sentToEngine());
+        assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"[1]", "{\"remote_host\":", "\"text\"", "null", ""})
+    void transferDataWhoseParamsAreNotAJsonObjectIsRefusedBeforeTheConsumer(String params) {
+        rig.producerAnswers("length", WireMockRig.PRODUCER_PARAMS);
+        rig.consumerStreams(WireMockRig.DECODE_STREAM);
+        PrefillResult.Ready ready = assertInstanceOf(PrefillResult.Ready.class, prefill(REQUEST));
+        Handoff tampered = ready.handoff().withTransferData(ready.handoff().transferData().toBuilder()
+                .putFields(KvTransferParams.PARAMS_JSON, Value.newBuilder().setStringValue(params).build()).build());
+        EngineException e = assertThrows(EngineException.class,
+                () -> rig.connector.decode(tampered).collect().asList().await().atMost(WAIT));
+        assertEquals(ErrorCode.ERROR_CODE_INVALID_ARGUMENT, e.code());
+        assertFalse(e.sentToEngine());
         assertEquals(0, rig.decodeEngine.getAllServeEvents().size());
     }
 

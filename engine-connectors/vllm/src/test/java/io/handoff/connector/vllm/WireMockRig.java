@@ -68,6 +68,11 @@ final class WireMockRig extends WireMockEnginePair {
                 + "\"completion_tokens\":1,\"total_tokens\":5},\"kv_transfer_params\":" + params + "}");
     }
 
+    /** The producer answers the prefill with this body, exactly. */
+    void producerAnswersWith(String body) {
+        answersJson(prefillEngine, COMPLETIONS, body);
+    }
+
     /** The producer parks a chat and answers as vLLM's /v1/chat/completions does. */
     void producerAnswersChat(String finishReason, String params) {
         answersJson(prefillEngine, CHAT_COMPLETIONS, "{\"id\":\"chatcmpl-r1\",\"object\":\"chat.completion\","
