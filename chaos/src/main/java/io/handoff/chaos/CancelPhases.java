@@ -14,14 +14,17 @@ import java.util.Map;
  */
 final class CancelPhases {
 
+    static final String DURING_PREFILL = "cancelled_during_prefill";
+    static final String BEFORE_FIRST_TOKEN = "cancelled_before_first_token";
+    static final String MID_STREAM = "cancelled_mid_stream";
+
     /** The engines' counters, in the order a handoff goes through the phases. */
-    static final List<String> COUNTERS = List.of("cancelled_during_prefill", "cancelled_before_first_token",
-            "cancelled_mid_stream");
+    static final List<String> COUNTERS = List.of(DURING_PREFILL, BEFORE_FIRST_TOKEN, MID_STREAM);
 
     private static final Map<String, String> NAMES = Map.of(
-            "cancelled_during_prefill", "legs cancelled during the prefill",
-            "cancelled_before_first_token", "legs cancelled in the decode, before the first token",
-            "cancelled_mid_stream", "legs cancelled mid-stream");
+            DURING_PREFILL, "legs cancelled during the prefill",
+            BEFORE_FIRST_TOKEN, "legs cancelled in the decode, before the first token",
+            MID_STREAM, "legs cancelled mid-stream");
 
     private CancelPhases() {
     }

@@ -137,7 +137,7 @@ final class Workload {
     int reachEveryCancelPhase(SimulatorFleet fleet) {
         int calls = 0;
         for (String phase : CancelPhases.COUNTERS) {
-            boolean midStream = phase.equals("cancelled_mid_stream");
+            boolean midStream = phase.equals(CancelPhases.MID_STREAM);
             long counted = cancels(fleet, phase);
             for (int step = 1; step <= SWEEP_STEPS && counted == 0; step++) {
                 Optional<Replicas.Target> t = replicas.pick();

@@ -47,6 +47,7 @@ final class RedisCalls {
             caller.onTermination(() -> gaveUp.set(true));
             redis.connect().subscribe().with(connection -> {
                 if (gaveUp.get()) {
+                    // Nobody waits for this call any more, so a close that fails has no one to be reported to.
                     connection.close().subscribe().with(closed -> {
                     }, failure -> {
                     });

@@ -153,16 +153,11 @@ final class SessionCodec {
             g.writeStringField("connector", o.connector());
             g.writeStringField("endpoint", o.endpoint());
             g.writeStringField("resource", o.resource());
-            g.writeFieldName("handle");
-            if (o.handle() == null) {
-                g.writeNull();
-            } else {
-                g.writeStartObject();
-                for (Map.Entry<String, String> e : o.handle().entrySet()) {
-                    g.writeStringField(e.getKey(), e.getValue());
-                }
-                g.writeEndObject();
+            g.writeObjectFieldStart("handle");
+            for (Map.Entry<String, String> e : o.handle().entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
             }
+            g.writeEndObject();
             g.writeFieldName("heldUntil");
             if (o.heldUntil() == null) {
                 g.writeNull();
