@@ -12,18 +12,22 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class TransferInstantsTest {
 
+    /** An instant in [from, to) seconds whose fraction is, by turns, none, millis, micros and nanos. */
+    private static Instant instant(SplittableRandom random, int i, long from, long to) {
+        int nanos = switch (i % 4) {
+            case 0 -> 0;
+            case 1 -> random.nextInt(1000) * 1_000_000;
+            case 2 -> random.nextInt(1_000_000) * 1000;
+            default -> random.nextInt(1_000_000_000);
+        };
+        return Instant.ofEpochSecond(random.nextLong(from, to), nanos);
+    }
+
     @Test
     void readsBackWhatItWroteForInstantsOfEveryPrecision() {
         SplittableRandom random = new SplittableRandom(42);
         for (int i = 0; i < 20_000; i++) {
-            long second = random.nextLong(0, 253_402_300_799L); // up to 9999-12-31T23:59:59Z
-            int nanos = switch (i % 4) {
-                case 0 -> 0;
-                case 1 -> random.nextInt(1000) * 1_000_000;
-                case 2 -> random.nextInt(1_000_000) * 1000;
-                default -> random.nextInt(1_000_000_000);
-            };
-            Instant instant = Instant.ofEpochSecond(second, nanos);
+            Instant instant = instant(random, i, 0, 253_402_300_799L); // up to 9999-12-31T23:59:59Z
             assertEquals(instant, TransferInstants.read(TransferInstants.write(instant)), instant.toString());
         }
     }
@@ -40,14 +44,7 @@ class TransferInstantsTest {
             assertEquals(instant.toString(), TransferInstants.write(instant));
         }
         for (int i = 0; i < 50_000; i++) {
-            long second = random.nextLong(-100_000_000_000L, 300_000_000_000L);
-            int nanos = switch (i % 4) {
-                case 0 -> 0;
-                case 1 -> random.nextInt(1000) * 1_000_000;
-                case 2 -> random.nextInt(1_000_000) * 1000;
-                default -> random.nextInt(1_000_000_000);
-            };
-            Instant instant = Instant.ofEpochSecond(second, nanos);
+            Instant instant = instant(random, i, -100_000_000_000L, 300_000_000_000L);
             assertEquals(instant.toString(), TransferInstants.write(instant));
         }
     }
