@@ -34,7 +34,7 @@ final class DueIndex {
     /**
      * The same ticks by hash, for filing and removing: a descent of the sorted map on every write was the costliest
      * step of the memory store's writes (a tick's node is rarely in cache). The sorted map changes only when a tick
-     * is first used or emptied, once per tick rather than once per session.
+     * is first used or dropped, once per tick rather than once per session.
      */
     private final HashMap<Long, LinkedHashMap<String, Instant>> byTick = new HashMap<>();
 
