@@ -15,11 +15,11 @@ import java.util.List;
  */
 public final class TestRedisClients implements AutoCloseable {
 
-    private final RedisOptions topology;
-    private final Vertx vertx = Vertx.vertx();
     /** Connections per node in each client's pool. */
     public static final int POOL_SIZE = 8;
 
+    private final RedisOptions topology;
+    private final Vertx vertx = Vertx.vertx();
     private final List<Redis> clients = new ArrayList<>();
 
     /** Clients of one standalone server, as the default user. */

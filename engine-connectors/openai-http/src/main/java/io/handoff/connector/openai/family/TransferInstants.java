@@ -12,11 +12,11 @@ import java.time.LocalDate;
  */
 public final class TransferInstants {
 
-    private TransferInstants() {
-    }
-
     /** First second of year 10000: from there on (and before 1970) {@link Instant#toString()} writes it. */
     private static final long YEAR_10000 = 253_402_300_800L;
+
+    private TransferInstants() {
+    }
 
     /**
      * The text {@link Instant#toString()} writes, without java.time's formatter (it cost as much as the reading did)
