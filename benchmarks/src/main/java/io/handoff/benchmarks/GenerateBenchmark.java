@@ -432,6 +432,12 @@ public final class GenerateBenchmark {
                 + " last woke it before the first token; relay: until the gateway woke the client; to client: until"
                 + " the client read the token; decode rest: from that token's wake-up to the decode engine's last one;"
                 + " ending: from there until the client saw the stream end. Medians need not add up to the median.)");
+        long throughGateway = targets.stream().filter(t -> !t.key().equals("direct"))
+                .mapToLong(t -> tallies.get(t).moments().size()).sum();
+        long betweenLoops = SchedulerHops.betweenEventLoopsOf(wakes, gateway);
+        System.out.printf("  wake-ups from one of the gateway's event loops to another: %d, %.2f a request through the"
+                + " gateway (%d requests)%n", betweenLoops, throughGateway == 0 ? 0.0 : (double) betweenLoops
+                / throughGateway, throughGateway);
     }
 
     /** One request in flight, the targets taking turns request by request; answers the CPU of the window. */

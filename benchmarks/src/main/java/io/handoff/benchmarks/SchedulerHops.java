@@ -28,9 +28,15 @@ import java.util.regex.Pattern;
  */
 final class SchedulerHops {
 
-    /** One thread of process {@code waker} woke one of process {@code wakee}. */
-    record Wake(long nanos, long waker, long wakee) {
+    /**
+     * Thread {@code wakerThread} of process {@code waker} woke thread {@code wakeeThread} of process {@code wakee};
+     * {@code betweenEventLoops} when both threads are Vert.x event loops.
+     */
+    record Wake(long nanos, long waker, long wakee, long wakerThread, long wakeeThread, boolean betweenEventLoops) {
     }
+
+    /** How perf names a Vert.x event loop thread: its name cut to the kernel's 15 characters. */
+    private static final String EVENT_LOOP = "vert.x-eventloo";
 
     /** One request as the driver timed it ({@link System#nanoTime()}): sent, first token read, stream ended. */
     record Request(long start, long firstToken, long end) {
@@ -65,7 +71,7 @@ final class SchedulerHops {
     static final int TTFT_HOPS = 7;
 
     private static final Pattern WAKE = Pattern.compile(
-            "^\\s*(\\d+)\\.(\\d+)\\s+\\[\\d+\\]\\s+.*?\\[(\\d+)(?:/(\\d+))?\\]\\s+awakened: .*?\\[(\\d+)(?:/(\\d+))?\\]\\s*$");
+            "^\\s*(\\d+)\\.(\\d+)\\s+\\[\\d+\\]\\s+(.*?)\\[(\\d+)(?:/(\\d+))?\\]\\s+awakened: (.*?)\\[(\\d+)(?:/(\\d+))?\\]\\s*$");
 
     private SchedulerHops() {
     }
@@ -127,9 +133,13 @@ final class SchedulerHops {
         }
         String fraction = (m.group(2) + "000000000").substring(0, 9);
         long nanos = Long.parseLong(m.group(1)) * 1_000_000_000L + Long.parseLong(fraction);
-        long waker = Long.parseLong(m.group(4) != null ? m.group(4) : m.group(3));
-        long wakee = Long.parseLong(m.group(6) != null ? m.group(6) : m.group(5));
-        return Optional.of(new Wake(nanos, waker, wakee));
+        // name[tid/pid], or name[pid] for a process of one thread
+        long wakerThread = Long.parseLong(m.group(4));
+        long waker = m.group(5) != null ? Long.parseLong(m.group(5)) : wakerThread;
+        long wakeeThread = Long.parseLong(m.group(7));
+        long wakee = m.group(8) != null ? Long.parseLong(m.group(8)) : wakeeThread;
+        boolean betweenEventLoops = m.group(3).equals(EVENT_LOOP) && m.group(6).equals(EVENT_LOOP);
+        return Optional.of(new Wake(nanos, waker, wakee, wakerThread, wakeeThread, betweenEventLoops));
     }
 
     /**
@@ -186,6 +196,12 @@ final class SchedulerHops {
             out[h] = values.length == 0 ? 0 : Percentiles.nearestRank(values, values.length, 50);
         }
         return out;
+    }
+
+    /** The wake-ups from one of {@code process}'s event loops to another of them. */
+    static long betweenEventLoopsOf(List<Wake> wakes, long process) {
+        return wakes.stream().filter(w -> w.betweenEventLoops() && w.waker() == process && w.wakee() == process
+                && w.wakerThread() != w.wakeeThread()).count();
     }
 
     private static int firstAtOrAfter(List<Wake> wakes, long nanos) {

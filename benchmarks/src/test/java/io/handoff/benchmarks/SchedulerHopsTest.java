@@ -37,12 +37,21 @@ class SchedulerHopsTest {
 
     @Test
     void readsTheWakerAndTheWokenProcessOfAWakeUp() {
-        assertEquals(Optional.of(new SchedulerHops.Wake(702_410_050_000L, 200, 200)),
+        assertEquals(Optional.of(new SchedulerHops.Wake(702_410_050_000L, 200, 200, 211, 212, false)),
                 SchedulerHops.parse(GATEWAY_REQUEST.get(3)));
         // a process of one thread shows as name[pid]; a line without a wake-up is no wake-up
-        assertEquals(Optional.of(new SchedulerHops.Wake(702_412_000_000L, 0, 2308)), SchedulerHops.parse(
+        assertEquals(Optional.of(new SchedulerHops.Wake(702_412_000_000L, 0, 2308, 0, 2308, false)), SchedulerHops.parse(
                 "     702.412000 [0001]  swapper[0]                                       awakened: redis-server[2308]"));
         assertEquals(Optional.empty(), SchedulerHops.parse(GATEWAY_REQUEST.get(1)));
+    }
+
+    @Test
+    void countsTheWakeUpsBetweenTwoEventLoopsOfOneProcess() {
+        List<SchedulerHops.Wake> wakes = wakes(GATEWAY_REQUEST);
+        assertEquals(1, SchedulerHops.betweenEventLoopsOf(wakes, ENGINES), "one engine loop woke its other loop");
+        assertEquals(0, SchedulerHops.betweenEventLoopsOf(wakes, GATEWAY), "a compiler thread is no event loop");
+        assertEquals(Optional.of(new SchedulerHops.Wake(702_416_900_000L, 100, 100, 103, 101, true)),
+                SchedulerHops.parse(GATEWAY_REQUEST.get(8)));
     }
 
     @Test

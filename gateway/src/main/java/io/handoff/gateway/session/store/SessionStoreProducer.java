@@ -1,7 +1,9 @@
 package io.handoff.gateway.session.store;
 
 import io.handoff.gateway.session.SessionConfig;
+import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
@@ -15,9 +17,20 @@ public class SessionStoreProducer {
 
     private static final Logger LOG = Logger.getLogger(SessionStoreProducer.class);
 
+    private final Instance<Redis> quarkusRedis;
+    private final QuarkusRedisOptions quarkusRedisOptions;
+    private final Vertx vertx;
+    private RedisPerEventLoop storeRedis;
+
+    SessionStoreProducer(Instance<Redis> quarkusRedis, QuarkusRedisOptions quarkusRedisOptions, Vertx vertx) {
+        this.quarkusRedis = quarkusRedis;
+        this.quarkusRedisOptions = quarkusRedisOptions;
+        this.vertx = vertx;
+    }
+
     @Produces
     @Singleton
-    SessionStore sessionStore(StoreConfig config, SessionConfig sessions, Instance<Redis> redis,
+    SessionStore sessionStore(StoreConfig config, SessionConfig sessions,
             @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType) {
         StoreSettings settings = new StoreSettings(sessions.tombstoneRetention(), sessions.maxLivePerTenant());
         return switch (config.kind()) {
@@ -30,7 +43,7 @@ public class SessionStoreProducer {
                 LOG.infof("KV sessions are kept in Redis under key prefix '%s' (%s)", config.redis().keyPrefix(),
                         deployment == RedisDeployment.CLUSTER ? "a Redis Cluster: a script per hash slot"
                                 : "one Redis: an allocation and an ending are one script each");
-                yield new RedisSessionStore(redis.get(), config.redis().keyPrefix(), settings,
+                yield new RedisSessionStore(storeRedis(), config.redis().keyPrefix(), settings,
                         config.redis().timeout(), deployment);
             }
         };
@@ -39,10 +52,30 @@ public class SessionStoreProducer {
     /** The tenants' rate limits live where the sessions do: shared by every replica exactly when sessions are. */
     @Produces
     @Singleton
-    RateLimitStore rateLimitStore(StoreConfig config, Instance<Redis> redis) {
+    RateLimitStore rateLimitStore(StoreConfig config) {
         return switch (config.kind()) {
             case MEMORY -> new InMemoryRateLimitStore();
-            case REDIS -> new RedisRateLimitStore(redis.get(), config.redis().keyPrefix(), config.redis().timeout());
+            case REDIS -> new RedisRateLimitStore(storeRedis(), config.redis().keyPrefix(), config.redis().timeout());
         };
+    }
+
+    /**
+     * The stores' one Redis client: connections kept per event loop ({@link RedisPerEventLoop}), with the options of
+     * Quarkus's client, which is made here only so that its options are known and is never called.
+     */
+    private synchronized Redis storeRedis() {
+        if (storeRedis == null) {
+            quarkusRedis.get();
+            storeRedis = new RedisPerEventLoop(vertx, quarkusRedisOptions.defaultClient());
+            LOG.debugf("The stores keep Redis connections per event loop: %d pools", storeRedis.loops());
+        }
+        return Redis.newInstance(storeRedis);
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (storeRedis != null) {
+            storeRedis.close();
+        }
     }
 }
