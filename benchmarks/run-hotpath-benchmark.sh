@@ -12,7 +12,8 @@
 # request takes, which changes with how many chunks one read brings. With --store redis it also prints the commands
 # Redis ran per request in each measured window (INFO commandstats: the scripts, and the commands the scripts ran)
 # and the time Redis counted for each; that time is wall-clock inside Redis, so on a busy machine it includes Redis
-# waiting for a core: read it as a share, not as CPU.
+# waiting for a core: read it as a share, not as CPU. It also prints the socket reads and writes Redis made per request
+# (INFO stats): one of each per call, unless calls that overlap on one connection share them.
 #
 # Builds nothing unless --build is given; otherwise build first: ./mvnw -q -B package -pl gateway,benchmarks -am
 # -DskipTests
@@ -268,6 +269,11 @@ redis_commands() { # name requests: the commands Redis ran in the window, per re
     /^cmdstat_/ { sub("cmdstat_", "", $1); if ($3 / r >= 0.05) printf "%-13s %-10s %6.2f calls %8.1f us each %8.1f us\n", n, $1, $3 / r, $7, $5 / r }' |
     sort -k8 -g -r)"
   [[ -z "$lines" ]] || REDIS_COMMANDS+="$lines"$'\n'
+  # how many socket reads and writes Redis made for them: one of each per call unless calls share them
+  lines="$(redis-cli -p "$REDIS_PORT" INFO stats | tr -d '\r' | awk -F: -v n="$1" -v r="$2" '
+    $1 == "total_reads_processed" { printf "%-13s %-10s %6.2f per request\n", n, "reads", $2 / r }
+    $1 == "total_writes_processed" { printf "%-13s %-10s %6.2f per request\n", n, "writes", $2 / r }')"
+  [[ -z "$lines" ]] || REDIS_COMMANDS+="$lines"$'\n'
 }
 
 median() { # numbers, one per line: their median
@@ -311,7 +317,7 @@ compare_builds() { # --against: both gateways warmed up, then --rounds pairs of 
         "$(echo "scale=3; ${CPU_REDIS[$a]} / ${CPU_REDIS[$b]}" | bc)"
     done
     echo "median over $ROUNDS rounds, this build / the other: Redis CPU per request $(printf '%s' "$redis_ratios" | median)"
-    [[ -z "$REDIS_COMMANDS" ]] || { echo; echo "redis scripts and reads per request, each window:"; printf "%s" "$REDIS_COMMANDS" | grep -E " (evalsha|hgetall) " || true; }
+    [[ -z "$REDIS_COMMANDS" ]] || { echo; echo "redis scripts and reads per request, each window:"; printf "%s" "$REDIS_COMMANDS" | grep -E " (evalsha|hgetall|reads|writes) " || true; }
   fi
   echo
   echo "this build: $GATEWAY_JAR"

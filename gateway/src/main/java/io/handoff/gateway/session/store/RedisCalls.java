@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
- * Every call the stores make to Redis: on a connection taken from the client's pool for that call and given back
- * however the call ends.
+ * Every call the stores make to Redis: on a connection taken for that call and given back however the call ends (to
+ * its loop's pool, or, where a loop's calls share one connection, to the loop's other calls; see
+ * {@link RedisPerEventLoop}).
  *
  * <p>Why not the client's own {@code send} and {@code batch}: they give the connection back when the call's result
  * arrives, and not when the call throws instead. Vert.x's Redis Cluster connection throws (a NullPointerException)

@@ -11,6 +11,8 @@ import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
+
 /** The one place that chooses the session store (and the rate-limit store with it), from {@code handoff.store.kind}. */
 @ApplicationScoped
 public class SessionStoreProducer {
@@ -20,18 +22,25 @@ public class SessionStoreProducer {
     private final Instance<Redis> quarkusRedis;
     private final QuarkusRedisOptions quarkusRedisOptions;
     private final Vertx vertx;
+    private final String clientType;
+    private final StoreConfig config;
+    private final Clock clock;
     private RedisPerEventLoop storeRedis;
 
-    SessionStoreProducer(Instance<Redis> quarkusRedis, QuarkusRedisOptions quarkusRedisOptions, Vertx vertx) {
+    SessionStoreProducer(Instance<Redis> quarkusRedis, QuarkusRedisOptions quarkusRedisOptions, Vertx vertx,
+            @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType,
+            StoreConfig config, Clock clock) {
         this.quarkusRedis = quarkusRedis;
         this.quarkusRedisOptions = quarkusRedisOptions;
         this.vertx = vertx;
+        this.clientType = clientType;
+        this.config = config;
+        this.clock = clock;
     }
 
     @Produces
     @Singleton
-    SessionStore sessionStore(StoreConfig config, SessionConfig sessions,
-            @ConfigProperty(name = "quarkus.redis.client-type", defaultValue = "standalone") String clientType) {
+    SessionStore sessionStore(SessionConfig sessions) {
         StoreSettings settings = new StoreSettings(sessions.tombstoneRetention(), sessions.maxLivePerTenant());
         return switch (config.kind()) {
             case MEMORY -> {
@@ -52,22 +61,26 @@ public class SessionStoreProducer {
     /** The tenants' rate limits live where the sessions do: shared by every replica exactly when sessions are. */
     @Produces
     @Singleton
-    RateLimitStore rateLimitStore(StoreConfig config) {
+    RateLimitStore rateLimitStore() {
         return switch (config.kind()) {
             case MEMORY -> new InMemoryRateLimitStore();
-            case REDIS -> new RedisRateLimitStore(storeRedis(), config.redis().keyPrefix(), config.redis().timeout());
+            case REDIS -> new RedisRateLimitStore(storeRedis(), config.redis().keyPrefix(),
+                    config.redis().timeout());
         };
     }
 
     /**
-     * The stores' one Redis client: connections kept per event loop ({@link RedisPerEventLoop}), with the options of
-     * Quarkus's client, which is made here only so that its options are known and is never called.
+     * The stores' one Redis client: connections kept per event loop ({@link RedisPerEventLoop}), one shared by each
+     * loop's calls on one Redis server and a pool per loop otherwise, with the options of Quarkus's client, which is
+     * made here only so that its options are known and is never called.
      */
     private synchronized Redis storeRedis() {
         if (storeRedis == null) {
             quarkusRedis.get();
-            storeRedis = new RedisPerEventLoop(vertx, quarkusRedisOptions.defaultClient());
-            LOG.debugf("The stores keep Redis connections per event loop: %d pools", storeRedis.loops());
+            storeRedis = new RedisPerEventLoop(vertx, quarkusRedisOptions.defaultClient(),
+                    RedisPerEventLoop.Sharing.ofClientType(clientType), clock, config.redis().timeout());
+            LOG.debugf("The stores keep Redis connections per event loop (%d loops, %s)", storeRedis.loops(),
+                    storeRedis.sharing());
         }
         return Redis.newInstance(storeRedis);
     }
