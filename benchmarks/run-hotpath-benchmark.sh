@@ -271,8 +271,8 @@ redis_commands() { # name requests: the commands Redis ran in the window, per re
   [[ -z "$lines" ]] || REDIS_COMMANDS+="$lines"$'\n'
   # how many socket reads and writes Redis made for them: one of each per call unless calls share them
   lines="$(redis-cli -p "$REDIS_PORT" INFO stats | tr -d '\r' | awk -F: -v n="$1" -v r="$2" '
-    $1 == "total_reads_processed" { printf "%-13s %-10s %6.2f per request\n", n, "reads", $2 / r }
-    $1 == "total_writes_processed" { printf "%-13s %-10s %6.2f per request\n", n, "writes", $2 / r }')"
+    ($1 == "total_reads_processed" || $1 == "total_writes_processed") && $2 / r >= 0.05 {
+      sub("total_", "", $1); sub("_processed", "", $1); printf "%-13s %-10s %6.2f per request\n", n, $1, $2 / r }')"
   [[ -z "$lines" ]] || REDIS_COMMANDS+="$lines"$'\n'
 }
 
