@@ -39,9 +39,10 @@ import java.util.function.Function;
  * arrived in one read and answers them in one write, and the loop reads their replies in one read, where a connection
  * per call cost a read and a write on each side for each call (docs/benchmarks.md, "Session 40"). The connection is
  * opened in the loop's context when the loop first calls, and again after it ends, fails, or is stuck (owes a reply
- * for longer than the store's timeout): the calls it carried then fail, later ones go over the new one. Only for one Redis server ({@code quarkus.redis.client-type=standalone}): a
- * Sentinel's or a replicated deployment's connection must follow its master, and a Cluster's its slots, which their
- * pools do. No call may block its connection (no {@code BLPOP}, no {@code SUBSCRIBE}): the store sends none.
+ * for longer than the store's timeout): the calls it carried then fail, later ones go over the new one. Only for one
+ * Redis server ({@code quarkus.redis.client-type=standalone}): a Sentinel's or a replicated deployment's connection
+ * must follow its master, and a Cluster's its slots, which their pools do. No call may block its connection (no
+ * {@code BLPOP}, no {@code SUBSCRIBE}): the store sends none.
  *
  * <p><b>{@link Sharing#POOLED}: a pool per loop.</b> Each loop has a client of its own, made with the options Quarkus
  * built from {@code quarkus.redis.*} (endpoints, credentials, TLS, the pool's sizes), so each loop's pool holds up to

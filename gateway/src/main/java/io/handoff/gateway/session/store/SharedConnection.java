@@ -95,7 +95,9 @@ final class SharedConnection {
         return leased.future();
     }
 
-    /** Closes the socket itself: given back to its pool, a connection that still looks valid would be handed out again. */
+    /**
+     * Closes the socket itself: given back to its pool, a connection that still looks valid would be handed out again.
+     */
     private static void closeNow(RedisConnection connection) {
         if (connection instanceof PooledRedisConnection pooled) {
             pooled.actual().forceClose();
