@@ -89,15 +89,20 @@ public class Drain {
 
     /** Reads the store's drain mark into this replica's {@link DrainState}. */
     public Uni<Void> refresh() {
-        return store.drainingSince().ifNoItem().after(config.storeTimeout()).fail().invoke(since -> {
-            boolean was = state.draining();
-            state.set(since.orElse(null));
-            if (was != state.draining()) {
-                LOG.infof(state.draining() ? "the deployment drains since %s: no new Generate or allocation"
-                        : "the drain was stopped: new work is taken again", since.orElse(null));
-            }
-            metrics.drain("active", state.draining() ? 1 : 0);
+        return Uni.createFrom().deferred(() -> {
+            long ticket = state.readSent();
+            return store.drainingSince().ifNoItem().after(config.storeTimeout()).fail()
+                    .invoke(since -> answered(ticket, since));
         }).replaceWithVoid();
+    }
+
+    private void answered(long ticket, Optional<Instant> since) {
+        boolean was = state.draining();
+        if (state.readAnswered(ticket, since.orElse(null)) && was != state.draining()) {
+            LOG.infof(state.draining() ? "the deployment drains since %s: no new Generate or allocation"
+                    : "the drain was stopped: new work is taken again", since.orElse(null));
+        }
+        metrics.drain("active", state.draining() ? 1 : 0);
     }
 
     /** Starts the drain (a drain already running keeps its start) and answers its progress. */

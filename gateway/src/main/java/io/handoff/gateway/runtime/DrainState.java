@@ -16,6 +16,10 @@ public class DrainState {
 
     private volatile Instant since;
     private volatile boolean stopping;
+    /** Tickets given out, to reads of the store's mark as they are sent and to this replica's own writes. */
+    private long tickets;
+    /** The ticket of what {@link #since} was last set from. */
+    private long appliedTicket;
 
     /** Whether the deployment drains (the store's mark, as this replica last read it). */
     public boolean draining() {
@@ -49,8 +53,37 @@ public class DrainState {
         return Optional.ofNullable(since);
     }
 
-    /** Sets what the store says: draining since a moment, or (null) not draining. */
-    public void set(Instant drainingSince) {
-        this.since = drainingSince;
+    /**
+     * A read of the store's mark is about to be sent: its ticket, for {@link #readAnswered}. Reads answer out of
+     * order (another event loop's poll, an answer that waited for its thread), so each answer carries when it was
+     * asked.
+     */
+    public synchronized long readSent() {
+        return ++tickets;
+    }
+
+    /**
+     * What a read of the store said: draining since a moment, or (null) not draining. Ignored when something asked
+     * or written after that read was sent has been applied already: a poll that read the mark before this replica
+     * started (or stopped) the drain would otherwise undo what the replica had just written.
+     *
+     * @return whether it was applied
+     */
+    public synchronized boolean readAnswered(long ticket, Instant drainingSince) {
+        if (ticket < appliedTicket) {
+            return false;
+        }
+        appliedTicket = ticket;
+        since = drainingSince;
+        return true;
+    }
+
+    /**
+     * What this replica wrote to the store, once the store acknowledged it: draining since a moment, or (null) not
+     * draining. Newer than what every read sent before it says.
+     */
+    public synchronized void set(Instant drainingSince) {
+        appliedTicket = ++tickets;
+        since = drainingSince;
     }
 }
