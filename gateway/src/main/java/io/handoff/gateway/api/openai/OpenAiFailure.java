@@ -29,7 +29,10 @@ final class OpenAiFailure extends RuntimeException {
                 message);
     }
 
-    /** The one mapping from an OpenEngine error code to an HTTP status. */
+    /**
+     * The one mapping from an OpenEngine error code to an HTTP status. A failed KV transfer is the engines' failure,
+     * not the gateway's: 502, as a proxy answers when what stands behind it failed.
+     */
     static int statusOf(ErrorCode code) {
         return switch (code) {
             case ERROR_CODE_INVALID_ARGUMENT, ERROR_CODE_UNSUPPORTED_FEATURE, ERROR_CODE_ROLE_MISMATCH -> 400;
@@ -37,8 +40,28 @@ final class OpenAiFailure extends RuntimeException {
             case ERROR_CODE_DUPLICATE_REQUEST -> 409;
             case ERROR_CODE_OVERLOADED, ERROR_CODE_DRAINING -> 503;
             case ERROR_CODE_CANCELLED -> 499;
+            case ERROR_CODE_KV_TRANSFER_FAILED -> 502;
             default -> 500;
         };
+    }
+
+    /** The one mapping from an HTTP status to the error body's {@code type}. */
+    static String typeOf(int status) {
+        return switch (status) {
+            case 401 -> "authentication_error";
+            case 403 -> "permission_error";
+            case 404 -> "not_found_error";
+            case 429 -> "rate_limit_error";
+            case 502 -> "engine_error";
+            case 503 -> "service_unavailable_error";
+            default -> status >= 500 ? "internal_error" : "invalid_request_error";
+        };
+    }
+
+    /** An OpenEngine error the run ended with, as a whole answer's error. */
+    static OpenAiFailure of(ErrorCode code, String message) {
+        int status = statusOf(code);
+        return new OpenAiFailure(status, typeOf(status), code.name(), null, message);
     }
 
     static OpenAiFailure of(GenerateRefusal refusal) {
@@ -46,9 +69,7 @@ final class OpenAiFailure extends RuntimeException {
             return new OpenAiFailure(429, "rate_limit_error", refusal.code().name(), null, refusal.getMessage());
         }
         int status = refusal.unavailable() ? 503 : statusOf(refusal.code());
-        String type = status == 404 ? "not_found_error" : status == 503 ? "service_unavailable_error"
-                : status >= 500 ? "internal_error" : "invalid_request_error";
-        return new OpenAiFailure(status, type, refusal.code().name(), null, refusal.getMessage());
+        return new OpenAiFailure(status, typeOf(status), refusal.code().name(), null, refusal.getMessage());
     }
 
     int status() {

@@ -20,6 +20,7 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -38,6 +39,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 @ApplicationScoped
 public class OpenAiRoutes {
+
+    private static final Logger LOG = Logger.getLogger(OpenAiRoutes.class);
 
     private static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -120,9 +123,7 @@ public class OpenAiRoutes {
         Optional<GenerateResponse> error = events.stream().filter(GenerateResponse::hasError).findFirst();
         if (error.isPresent()) {
             var e = error.get().getError();
-            int status = OpenAiFailure.statusOf(e.getCode());
-            json(ctx, status, OpenAiFailure.body(e.getMessage(), status >= 500 ? "internal_error"
-                    : "invalid_request_error", e.getCode().name(), null));
+            fail(ctx, OpenAiFailure.of(e.getCode(), e.getMessage()));
             return;
         }
         json(ctx, 200, answers.body(events, outputs));
@@ -223,8 +224,7 @@ public class OpenAiRoutes {
             } else if (!ctx.response().closed()) {
                 Buffer last = pending == null ? Buffer.buffer() : pending;
                 pending = null;
-                SseFrames.append(last, OpenAiJson.bytes(OpenAiFailure.body(String.valueOf(failure.getMessage()),
-                        "internal_error", "ERROR_CODE_INTERNAL", null)));
+                SseFrames.append(last, OpenAiJson.bytes(unexpected(failure).body()));
                 SseFrames.done(last);
                 start();
                 ctx.response().end(last);
@@ -272,12 +272,17 @@ public class OpenAiRoutes {
     private static void fail(RoutingContext ctx, Throwable failure) {
         OpenAiFailure f = failure instanceof OpenAiFailure o ? o
                 : failure instanceof GenerateRefusal r ? OpenAiFailure.of(r)
-                : new OpenAiFailure(500, "internal_error", "ERROR_CODE_INTERNAL", null,
-                        "internal error: " + failure.getMessage());
+                : unexpected(failure);
         if (failure instanceof GenerateRefusal r && r.retryAfter().isPresent() && !ctx.response().ended()) {
             ctx.response().putHeader(HttpHeaders.RETRY_AFTER, HttpStatuses.retryAfterSeconds(r.retryAfter().get()));
         }
         json(ctx, f.status(), f.body());
+    }
+
+    /** A failure nobody foresaw: logged whole, answered without its words, which may name internals. */
+    private static OpenAiFailure unexpected(Throwable failure) {
+        LOG.error("OpenAI request failed unexpectedly", failure);
+        return new OpenAiFailure(500, OpenAiFailure.typeOf(500), "ERROR_CODE_INTERNAL", null, "internal error");
     }
 
     private static void json(RoutingContext ctx, int status, JsonNode body) {

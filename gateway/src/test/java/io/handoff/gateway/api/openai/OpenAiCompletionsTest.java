@@ -138,6 +138,25 @@ class OpenAiCompletionsTest {
     }
 
     @Test
+    void aFailedKvTransferIsTheEnginesFailureAnsweredAsABadGateway() throws Exception {
+        var route = routes.forModel("demo-sglang").orElseThrow();
+        List<SimEngine> decodes = route.decode().members().stream()
+                .map(m -> demo.engine(m.endpoint()).orElseThrow()).toList();
+        String peer = "10.1.2.3:8998";
+        decodes.forEach(d -> d.faults().errorNext(500, 1, "KVPoll failed: the transfer from " + peer + " failed"));
+        try {
+            HttpResponse<String> r = post(gateway("/v1/completions"),
+                    "{\"model\":\"demo-sglang\",\"prompt\":\"x\",\"max_tokens\":4}");
+            assertError(r, 502, "ERROR_CODE_KV_TRANSFER_FAILED");
+            JsonNode error = OpenAiJson.parse(r.body()).path("error");
+            assertEquals("engine_error", error.path("type").asText(), r.body());
+            assertTrue(!error.path("message").asText().contains(peer), r.body());
+        } finally {
+            decodes.forEach(d -> d.faults().clear());
+        }
+    }
+
+    @Test
     void modelsListsEveryRouteName() throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(gateway("/v1/models")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
