@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
 
 import java.io.IOException;
 import java.net.URI;
@@ -30,13 +31,31 @@ final class GatewayHttp implements Target {
 
     /** A completion on the route of {@code model}, reported under its own name (one route per policy, issue 15). */
     GatewayHttp(Vertx vertx, URI gateway, String model, int maxTokens, int poolSize, String name, String key) {
+        this(vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setMaxPoolSize(poolSize)), gateway,
+                model, maxTokens, name, key);
+    }
+
+    private GatewayHttp(HttpClient client, URI gateway, String model, int maxTokens, String name, String key) {
         this.name = name;
         this.key = key;
-        this.client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setMaxPoolSize(poolSize));
+        this.client = client;
         this.gateway = gateway;
         this.model = model;
         this.maxTokens = maxTokens;
     }
+
+    /**
+     * The same completions over HTTP/2 (cleartext, prior knowledge), {@value #STREAMS_PER_CONNECTION} streams a
+     * connection at most: below the 100 the gateway's listener allows (quarkus.http.limits.max-concurrent-streams).
+     */
+    static GatewayHttp overHttp2(Vertx vertx, URI gateway, String model, int maxTokens, int connections) {
+        HttpClient client = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
+                .setHttp2ClearTextUpgrade(false).setKeepAlive(true).setHttp2MaxPoolSize(connections)
+                .setHttp2MultiplexingLimit(STREAMS_PER_CONNECTION));
+        return new GatewayHttp(client, gateway, model, maxTokens, "gateway HTTP/2 /v1/completions", "http");
+    }
+
+    private static final int STREAMS_PER_CONNECTION = 80;
 
     @Override
     public String key() {

@@ -112,7 +112,8 @@ public final class GenerateBenchmark {
                         o.tokenIntervalMs()));
             }
             if (o.mode().http()) {
-                targets.add(new GatewayHttp(vertx, o.gatewayHttp(), o.model(), o.maxTokens(), pool));
+                targets.add(o.http2() ? GatewayHttp.overHttp2(vertx, o.gatewayHttp(), o.model(), o.maxTokens(),
+                        o.channels()) : new GatewayHttp(vertx, o.gatewayHttp(), o.model(), o.maxTokens(), pool));
             }
             return new GenerateBenchmark(o, vertx, targets).measure();
         } finally {

@@ -19,7 +19,7 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         int maxTokens, Duration warmup, Duration seconds, long requests, int rounds, Duration settle,
         Duration latency, int channels, long tokenIntervalMs, long prefillLatencyMs, String store,
         Map<String, Long> watch, String heapOf, Duration ramp, Map<String, String> policies, List<URI> prefillPool,
-        List<URI> decodePool, PromptWorkload workload, Path hops) {
+        List<URI> decodePool, PromptWorkload workload, Path hops, boolean http2) {
 
     /** Which gateway fronts run against the direct baseline. */
     enum Mode {
@@ -42,6 +42,9 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
             "  --decode URL              the vLLM decode simulator (direct run)         (required)",
             "  --model NAME              model of the gateway route and the engines     [sim-model]",
             "  --mode grpc|http|both     gateway fronts measured against direct         [both]",
+            "  --http-version 1.1|2      the HTTP front's protocol; 2: cleartext with prior knowledge, the streams",
+            "                            multiplexed on --channels connections (a connection a stream does not fit",
+            "                            an open-file limit of 20,000 at 10,000 streams)  [1.1]",
             "  --concurrency N           requests in flight in each load phase          [64]",
             "  --max-tokens N            output tokens per request                      [64]",
             "  --warmup-seconds N        unrecorded load first, cycling the targets     [120]",
@@ -98,6 +101,7 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         int prefixTokens = 2000;
         int suffixTokens = 200;
         Path hops = null;
+        boolean http2 = false;
         Flags flags = new Flags(args, USAGE);
         while (flags.next()) {
             String a = flags.name();
@@ -131,6 +135,11 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
                 case "--prefix-tokens" -> prefixTokens = (int) positive(a, Integer.parseInt(value));
                 case "--suffix-tokens" -> suffixTokens = (int) positive(a, Integer.parseInt(value));
                 case "--hops" -> hops = Path.of(value);
+                case "--http-version" -> http2 = switch (value) {
+                    case "1.1" -> false;
+                    case "2" -> true;
+                    default -> throw new IllegalArgumentException("--http-version is 1.1 or 2\n" + USAGE);
+                };
                 default -> throw flags.unknown();
             }
         }
@@ -149,7 +158,8 @@ record GenerateOptions(String gateway, String gatewayGrpc, URI prefill, URI deco
         return new GenerateOptions(gateway, gatewayGrpc, prefill, decode, model, mode, concurrency, maxTokens, secondsOf(warmup),
                 secondsOf(seconds), requests, rounds, secondsOf(settle), secondsOf(latency), channels, tokenInterval,
                 prefillLatency, store, watch, heapOf, secondsOf(ramp), policies, List.copyOf(prefillPool),
-                List.copyOf(decodePool), PromptWorkload.sharedPrefix(prefixes, prefixTokens, suffixTokens), hops);
+                List.copyOf(decodePool), PromptWorkload.sharedPrefix(prefixes, prefixTokens, suffixTokens), hops,
+                http2);
     }
 
     private static void addPolicy(Map<String, String> policies, String value) {

@@ -29,6 +29,9 @@ class GenerateOptionsTest {
         assertFalse(o.mode().http());
         assertEquals(42L, o.watch().get("gateway"));
         assertEquals(URI.create("http://127.0.0.1:8080"), o.gatewayHttp());
+        assertFalse(o.http2(), "HTTP/1.1 unless asked");
+        assertTrue(GenerateOptions.parse(concat(ENGINES, "--http-version", "2")).http2());
+        assertFalse(GenerateOptions.parse(concat(ENGINES, "--http-version", "2", "--http-version=1.1")).http2());
     }
 
     @Test
@@ -53,6 +56,7 @@ class GenerateOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--mode", "rest")));
         assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--watch", "x")));
         assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--bogus", "1")));
+        assertThrows(IllegalArgumentException.class, () -> GenerateOptions.parse(concat(ENGINES, "--http-version", "3")));
     }
 
     private static String[] concat(String[] a, String... b) {
