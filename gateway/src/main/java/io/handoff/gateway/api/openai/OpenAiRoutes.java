@@ -224,7 +224,7 @@ public class OpenAiRoutes {
             } else if (!ctx.response().closed()) {
                 Buffer last = pending == null ? Buffer.buffer() : pending;
                 pending = null;
-                SseFrames.append(last, OpenAiJson.bytes(unexpected(failure).body()));
+                SseFrames.append(last, OpenAiJson.bytes(asFailure(failure).body()));
                 SseFrames.done(last);
                 start();
                 ctx.response().end(last);
@@ -270,17 +270,24 @@ public class OpenAiRoutes {
     }
 
     private static void fail(RoutingContext ctx, Throwable failure) {
-        OpenAiFailure f = failure instanceof OpenAiFailure o ? o
-                : failure instanceof GenerateRefusal r ? OpenAiFailure.of(r)
-                : unexpected(failure);
+        OpenAiFailure f = asFailure(failure);
         if (failure instanceof GenerateRefusal r && r.retryAfter().isPresent() && !ctx.response().ended()) {
             ctx.response().putHeader(HttpHeaders.RETRY_AFTER, HttpStatuses.retryAfterSeconds(r.retryAfter().get()));
         }
         json(ctx, f.status(), f.body());
     }
 
-    /** A failure nobody foresaw: logged whole, answered without its words, which may name internals. */
-    private static OpenAiFailure unexpected(Throwable failure) {
+    /**
+     * A failure as the error it answers. One nobody foresaw is logged whole and answered without its words, which
+     * may name internals.
+     */
+    private static OpenAiFailure asFailure(Throwable failure) {
+        if (failure instanceof OpenAiFailure known) {
+            return known;
+        }
+        if (failure instanceof GenerateRefusal refusal) {
+            return OpenAiFailure.of(refusal);
+        }
         LOG.error("OpenAI request failed unexpectedly", failure);
         return new OpenAiFailure(500, OpenAiFailure.typeOf(500), "ERROR_CODE_INTERNAL", null, "internal error");
     }
