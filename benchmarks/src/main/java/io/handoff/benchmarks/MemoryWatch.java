@@ -18,8 +18,12 @@ import java.util.regex.Pattern;
 final class MemoryWatch {
 
     private static final Pattern VM_RSS = Pattern.compile("VmRSS:\\s+(\\d+) kB");
-    /** The first heap line of {@code GC.heap_info}, e.g. "garbage-first heap   total 262144K, used 53445K". */
-    private static final Pattern HEAP_USED = Pattern.compile("heap\\s+total \\d+K, used (\\d+)K");
+    /**
+     * The heap line of {@code GC.heap_info}: G1's "garbage-first heap   total 262144K, used 53445K", or ZGC's
+     * "ZHeap           used 132M, capacity 378M, max capacity 6028M".
+     */
+    private static final Pattern HEAP_USED = Pattern.compile(
+            "heap\\s+total \\d+K, used (\\d+)K|ZHeap\\s+used (\\d+)([KMG])");
 
     private final Map<String, Long> pids;
 
@@ -41,8 +45,24 @@ final class MemoryWatch {
             return -1;
         }
         String info = jcmd(pid, "GC.heap_info");
-        Matcher m = info == null ? null : HEAP_USED.matcher(info);
-        return m != null && m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
+        return info == null ? -1 : heapUsed(info);
+    }
+
+    /** The heap in use that {@code GC.heap_info} printed, in bytes; -1 when it names no heap this reads. */
+    static long heapUsed(String heapInfo) {
+        Matcher m = HEAP_USED.matcher(heapInfo);
+        if (!m.find()) {
+            return -1;
+        }
+        if (m.group(1) != null) {
+            return Long.parseLong(m.group(1)) * 1024;
+        }
+        int shift = switch (m.group(3)) {
+            case "K" -> 10;
+            case "M" -> 20;
+            default -> 30;
+        };
+        return Long.parseLong(m.group(2)) << shift;
     }
 
     private static long rss(long pid) {
